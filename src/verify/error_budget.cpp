@@ -1,0 +1,288 @@
+#include "verify/error_budget.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ir/element_def.h"
+#include "verify/real.h"
+
+namespace axon::verify {
+
+using namespace axon::ir;
+
+namespace {
+
+double unit_roundoff(DType d) {
+  switch (d) {
+    case DType::F32: return std::ldexp(1.0, -24);
+    case DType::F64: return std::ldexp(1.0, -53);
+    case DType::F16: return std::ldexp(1.0, -11);
+    case DType::BF16: return std::ldexp(1.0, -8);
+    default: return 0;
+  }
+}
+
+constexpr double kTranscendentalUlps = 4;
+
+// The rounding error of a sum of n terms, as a multiple of u * sum|t|: the
+// worst case (n - 1) for short sums, else the probabilistic bound
+// lambda * sqrt(n) of Higham and Mary (holds with probability at least
+// 1 - 2 exp(-lambda^2 / 2) per element for any summation order, whatever
+// the tiling), with lambda = 8.
+double sum_error_factor(double n) { return std::min(n - 1, 8 * std::sqrt(n)); }
+
+// Builds, inside a copy of the original graph, nodes that compute E for each
+// node. Everything is evaluated in f64.
+class BoundBuilder {
+ public:
+  explicit BoundBuilder(const Graph& src) : src_(src) {
+    g_.entry = src.entry + "_error_bound";
+    for (const ParamInfo& p : src.params) g_.params.push_back(ParamInfo{p.name, Type{DType::F64, p.type.shape}});
+  }
+
+  Graph build() {
+    for (int i = 0; i < src_.size(); ++i) {
+      value_.push_back(copy_value(i));
+      bound_.push_back(bound_of(i));
+    }
+    for (NodeId o : src_.outputs) g_.outputs.push_back(bound_[o] >= 0 ? bound_[o] : zeros(src_[o].type.shape));
+    return compact(g_);
+  }
+
+ private:
+  // The value of source node i, recomputed in f64 (bools stay bool).
+  NodeId copy_value(NodeId i) {
+    const Node& n = src_[i];
+    Node c = n;
+    for (NodeId& a : c.args) a = value_[a];
+    if (n.op == Op::Param) return param(g_, static_cast<int>(n.attrs.ints[0]));
+    if (n.op == Op::Cast) {
+      DType to = n.type.dtype == DType::Bool || is_integer(n.type.dtype) ? n.type.dtype : DType::F64;
+      return cast(g_, c.args[0], to);
+    }
+    if (n.type.dtype != DType::Bool) c.type.dtype = DType::F64;
+    return g_.make(std::move(c));
+  }
+
+  NodeId k(double v, const Shape& s) { return broadcast_scalar(constant(g_, v, DType::F64), s); }
+  NodeId broadcast_scalar(NodeId c, const Shape& s) {
+    if (s.empty()) return c;
+    return broadcast(g_, reshape(g_, c, Shape(s.size(), 1)), s);
+  }
+  NodeId zeros(const Shape& s) { return k(0, s); }
+  NodeId abs_(NodeId x) { return unary(g_, Op::Abs, x); }
+  NodeId add(NodeId a, NodeId b) {
+    if (a < 0) return b;
+    if (b < 0) return a;
+    return binary(g_, Op::Add, a, b);
+  }
+  NodeId mul(NodeId a, NodeId b) { return binary(g_, Op::Mul, a, b); }
+  NodeId scale(double c, NodeId x) {
+    Shape s = g_[x].type.shape;  // a copy: k() grows the node vector
+    return mul(k(c, s), x);
+  }
+  // E of an operand, or -1 when exactly zero.
+  NodeId E(NodeId src_operand) { return bound_[src_operand]; }
+  NodeId E_or_zero(NodeId src_operand) {
+    return bound_[src_operand] >= 0 ? bound_[src_operand] : zeros(src_[src_operand].type.shape);
+  }
+
+  NodeId bound_of(NodeId i) {
+    const Node& n = src_[i];
+    const DType dt = n.type.dtype;
+    const double u = unit_roundoff(dt);
+    const double uf = kTranscendentalUlps * u;
+    const Shape& shape = n.type.shape;
+    if (dt == DType::Bool) return -1;
+    NodeId v = value_[i];
+    auto rounding = [&](double unit) { return unit == 0 ? -1 : scale(unit, abs_(v)); };
+    auto arg = [&](int j) { return n.args[j]; };
+    auto val = [&](int j) { return value_[n.args[j]]; };
+    switch (n.op) {
+      case Op::Param:
+      case Op::Iota:
+        return -1;
+      case Op::Constant: {
+        double rounded = dt == DType::F32 ? static_cast<float>(n.attrs.value)
+                         : dt == DType::F64 ? n.attrs.value
+                         : dt == DType::F16 ? round_to_f16(n.attrs.value)
+                         : dt == DType::BF16 ? round_to_bf16(n.attrs.value)
+                                             : std::trunc(n.attrs.value);
+        double e = std::fabs(rounded - n.attrs.value);
+        return std::isfinite(e) && e > 0 ? constant(g_, e, DType::F64) : -1;
+      }
+      case Op::Neg:
+      case Op::Abs:
+        return E(arg(0));
+      case Op::Add:
+      case Op::Sub:
+        return add(add(E(arg(0)), E(arg(1))), rounding(u));
+      case Op::Mul: {
+        NodeId e = -1;
+        if (E(arg(0)) >= 0) e = add(e, mul(abs_(val(1)), E(arg(0))));
+        if (E(arg(1)) >= 0) e = add(e, mul(abs_(val(0)), E(arg(1))));
+        return add(e, rounding(u));
+      }
+      case Op::Div: {
+        NodeId e = -1;
+        if (E(arg(0)) >= 0) e = add(e, E(arg(0)));
+        if (E(arg(1)) >= 0) e = add(e, mul(abs_(v), E(arg(1))));
+        if (e >= 0) e = binary(g_, Op::Div, e, abs_(val(1)));
+        return add(e, rounding(u));
+      }
+      case Op::Exp: {
+        NodeId e = -1;
+        if (E(arg(0)) >= 0)
+          e = mul(abs_(v), binary(g_, Op::Sub, unary(g_, Op::Exp, E(arg(0))), k(1, shape)));
+        return add(e, rounding(uf));
+      }
+      case Op::Log: {
+        NodeId e = E(arg(0)) >= 0 ? binary(g_, Op::Div, E(arg(0)), abs_(val(0))) : -1;
+        return add(e, rounding(uf));
+      }
+      case Op::Sqrt: {
+        NodeId e = -1;
+        if (E(arg(0)) >= 0) {
+          NodeId lin = binary(g_, Op::Div, E(arg(0)), scale(2, v));
+          e = binary(g_, Op::Minimum, lin, unary(g_, Op::Sqrt, E(arg(0))));
+        }
+        return add(e, rounding(u));
+      }
+      case Op::Tanh: {
+        NodeId e = -1;
+        if (E(arg(0)) >= 0) {
+          NodeId slope = binary(g_, Op::Add, binary(g_, Op::Sub, k(1, shape), mul(v, v)), E(arg(0)));
+          e = mul(E(arg(0)), binary(g_, Op::Minimum, k(1, shape), slope));
+        }
+        return add(e, rounding(uf));
+      }
+      case Op::Sin:
+      case Op::Cos:
+        return add(E(arg(0)), k(uf, shape));
+      case Op::Pow: {
+        // d/da a^p = p a^(p-1); the exponent is a constant (exact).
+        NodeId e = -1;
+        if (E(arg(0)) >= 0) {
+          NodeId p = val(1);
+          NodeId base = add(abs_(val(0)), E(arg(0)));
+          NodeId slope = mul(abs_(p), binary(g_, Op::Pow, base, binary(g_, Op::Sub, p, k(1, shape))));
+          e = mul(slope, E(arg(0)));
+        }
+        return add(e, rounding(uf));
+      }
+      case Op::Floor:
+      case Op::Cast: {
+        if (n.op == Op::Cast && is_float(dt)) {
+          NodeId e = E(arg(0));
+          double from_u = unit_roundoff(src_[arg(0)].type.dtype);
+          return from_u > 0 && u <= from_u ? e : add(e, rounding(u));
+        }
+        // Rounding to an integer can move by one wherever the operand is uncertain.
+        if (E(arg(0)) < 0) return -1;
+        return add(E(arg(0)), k(1, shape));
+      }
+      case Op::Maximum:
+      case Op::Minimum:
+        if (E(arg(0)) < 0 && E(arg(1)) < 0) return -1;
+        return binary(g_, Op::Maximum, E_or_zero(arg(0)), E_or_zero(arg(1)));
+      case Op::Select:
+        if (E(arg(1)) < 0 && E(arg(2)) < 0) return -1;
+        return select(g_, val(0), E_or_zero(arg(1)), E_or_zero(arg(2)));
+      case Op::ReduceMax:
+      case Op::ReduceMin:
+        return E(arg(0)) < 0 ? -1 : reduce(g_, Op::ReduceMax, E(arg(0)), n.attrs.ints);
+      case Op::ReduceSum: {
+        ReductionDomain d = reduction_domain(src_, n);
+        double count = 1;
+        for (int64_t x : d.extents) count *= static_cast<double>(x);
+        NodeId e = E(arg(0)) >= 0 ? reduce(g_, Op::ReduceSum, E(arg(0)), n.attrs.ints) : -1;
+        if (count > 1 && u > 0)
+          e = add(e, scale(sum_error_factor(count) * u, reduce(g_, Op::ReduceSum, abs_(val(0)), n.attrs.ints)));
+        return e;
+      }
+      case Op::Einsum: {
+        ReductionDomain d = reduction_domain(src_, n);
+        double count = 1;
+        for (int64_t x : d.extents) count *= static_cast<double>(x);
+        const std::string& spec = n.attrs.text;
+        NodeId e = -1;
+        if (E(arg(0)) >= 0) e = add(e, einsum(g_, spec, E(arg(0)), abs_(val(1))));
+        if (E(arg(1)) >= 0) e = add(e, einsum(g_, spec, abs_(val(0)), E(arg(1))));
+        if (u > 0) e = add(e, scale((1 + sum_error_factor(count)) * u, einsum(g_, spec, abs_(val(0)), abs_(val(1)))));
+        return e;
+      }
+      case Op::Broadcast:
+      case Op::Reshape:
+      case Op::Transpose:
+      case Op::Slice: {
+        if (E(arg(0)) < 0) return -1;
+        Node c = n;
+        c.type.dtype = DType::F64;
+        c.args = {E(arg(0))};
+        return g_.make(std::move(c));
+      }
+      case Op::Concat: {
+        bool any = false;
+        for (NodeId a : n.args) any |= E(a) >= 0;
+        if (!any) return -1;
+        std::vector<NodeId> parts;
+        for (NodeId a : n.args) parts.push_back(E_or_zero(a));
+        return concat(g_, parts, static_cast<int>(n.attrs.ints[0]));
+      }
+      default:
+        AXON_CHECK(false) << "no error bound rule for " << op_name(n.op);
+    }
+    return -1;
+  }
+
+  const Graph& src_;
+  Graph g_;
+  std::vector<NodeId> value_, bound_;
+};
+
+}  // namespace
+
+Graph error_bound_graph(const Graph& g) { return BoundBuilder(g).build(); }
+
+std::vector<Tensor> error_bounds(const Graph& g, const std::vector<Tensor>& inputs) {
+  Graph b = error_bound_graph(g);
+  std::vector<Tensor> in64 = inputs;
+  for (Tensor& t : in64) t.type.dtype = DType::F64;
+  return interpret(b, in64);
+}
+
+double element_budget(double bound) { return 2 * bound + std::ldexp(1.0, -126); }
+
+Comparison compare_with_budget(const std::vector<double>& got, const Tensor& ref, const Tensor& bound) {
+  Comparison c;
+  AXON_CHECK(got.size() == ref.data.size() && bound.data.size() == ref.data.size())
+      << "compare sizes " << got.size() << " / " << ref.data.size() << " / " << bound.data.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    double r = ref.data[i], x = got[i];
+    double budget = element_budget(bound.data[i]);
+    double ratio;
+    double err;
+    if (!std::isfinite(r) || !std::isfinite(x)) {
+      bool same = (std::isnan(r) && std::isnan(x)) || r == x;
+      // A reference whose own bound is infinite or NaN says nothing can be promised.
+      bool unbounded = !std::isfinite(bound.data[i]);
+      ratio = same || unbounded ? 0 : std::numeric_limits<double>::infinity();
+      err = same ? 0 : std::numeric_limits<double>::infinity();
+    } else {
+      err = std::fabs(x - r);
+      ratio = std::isnan(budget) ? 0 : err / budget;
+    }
+    if (ratio > 1) ++c.mismatches;
+    if (err > c.max_abs_error) c.max_abs_error = err;
+    if (ratio > c.max_error_over_budget || c.worst_index < 0) {
+      c.max_error_over_budget = std::max(c.max_error_over_budget, ratio);
+      c.worst_index = static_cast<int64_t>(i);
+      c.worst_got = x;
+      c.worst_ref = r;
+      c.worst_budget = budget;
+    }
+  }
+  return c;
+}
+
+}  // namespace axon::verify

@@ -1,0 +1,252 @@
+#include "verify/interpreter.h"
+
+#include <algorithm>
+
+#include "ir/element_def.h"
+#include "verify/real.h"
+
+namespace axon::verify {
+
+using namespace axon::ir;
+
+double round_to_bf16(double x) {
+  float f = static_cast<float>(x);
+  if (std::isnan(f)) return x;
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  b += 0x7fff + ((b >> 16) & 1);
+  b &= 0xffff0000u;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+double round_to_f16(double x) { return static_cast<double>(static_cast<_Float16>(x)); }
+
+namespace {
+
+// The flat offset of operand k as base + sum_a oc[a]*o[a] + sum_b rc[b]*r[b],
+// derived by probing operand_index at zero and at unit vectors. Valid for
+// ops whose access is affine (has_affine_access).
+struct AffineAccess {
+  int64_t base = 0;
+  std::vector<int64_t> oc, rc;
+};
+
+int64_t flatten(const std::vector<int64_t>& idx, const std::vector<int64_t>& strides) {
+  int64_t f = 0;
+  for (size_t i = 0; i < idx.size(); ++i) f += idx[i] * strides[i];
+  return f;
+}
+
+AffineAccess affine_access(const Graph& g, const Node& n, int k, int out_rank, int red_rank) {
+  std::vector<int64_t> st = row_major_strides(g[n.args[k]].type.shape);
+  std::vector<int64_t> o(out_rank, 0), r(red_rank, 0);
+  AffineAccess acc;
+  acc.base = flatten(operand_index<int64_t>(g, n, k, o, r), st);
+  for (int a = 0; a < out_rank; ++a) {
+    o[a] = 1;
+    acc.oc.push_back(flatten(operand_index<int64_t>(g, n, k, o, r), st) - acc.base);
+    o[a] = 0;
+  }
+  for (int b = 0; b < red_rank; ++b) {
+    r[b] = 1;
+    acc.rc.push_back(flatten(operand_index<int64_t>(g, n, k, o, r), st) - acc.base);
+    r[b] = 0;
+  }
+  return acc;
+}
+
+// Advances a row-major odometer; returns false after the last index.
+bool advance(std::vector<int64_t>& idx, const Shape& ext) {
+  for (int a = static_cast<int>(idx.size()) - 1; a >= 0; --a) {
+    if (++idx[a] < ext[a]) return true;
+    idx[a] = 0;
+  }
+  return false;
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Graph& g, const std::vector<Tensor>& inputs) : g_(g), inputs_(inputs) {}
+
+  Tensor eval(NodeId id, const std::vector<const Tensor*>& args) {
+    const Node& n = g_[id];
+    Tensor out{n.type, std::vector<double>(static_cast<size_t>(n.type.numel()))};
+    if (out.data.empty()) return out;
+    switch (n.op) {
+      case Op::Param: {
+        const Tensor& in = inputs_.at(n.attrs.ints[0]);
+        AXON_CHECK(in.type.shape == n.type.shape) << "input " << n.attrs.ints[0] << " has shape "
+                                                  << shape_str(in.type.shape) << ", expected "
+                                                  << shape_str(n.type.shape);
+        out.data = in.data;
+        return out;
+      }
+      case Op::Iota: {
+        std::vector<int64_t> o(n.type.rank(), 0);
+        int axis = static_cast<int>(n.attrs.ints[0]);
+        size_t f = 0;
+        do out.data[f++] = body<Real>(n, {Real{static_cast<double>(o[axis])}}, Real{}).v;
+        while (advance(o, n.type.shape));
+        return out;
+      }
+      case Op::Einsum:
+        if (n.type.rank() >= 1) return eval_einsum_rows(n, args, std::move(out));
+        break;
+      default:
+        break;
+    }
+    if (has_affine_access(n) && n.op != Op::Concat) return eval_affine(n, args, std::move(out));
+    return eval_general(n, args, std::move(out));
+  }
+
+ private:
+  // The definition, walked literally: every index through operand_index.
+  Tensor eval_general(const Node& n, const std::vector<const Tensor*>& args, Tensor out) {
+    ReductionDomain dom = reduction_domain(g_, n);
+    AXON_CHECK(dom.extents.empty()) << op_name(n.op) << " has no general reduction path";
+    std::vector<std::vector<int64_t>> strides;
+    for (const Tensor* a : args) strides.push_back(row_major_strides(a->type.shape));
+    std::vector<int64_t> offsets, extents;
+    int axis = -1;
+    if (n.op == Op::Concat) {
+      offsets = concat_offsets(g_, n);
+      axis = static_cast<int>(n.attrs.ints[0]);
+      for (const Tensor* a : args) extents.push_back(a->type.shape[axis]);
+    }
+    std::vector<int64_t> o(n.type.rank(), 0);
+    const std::vector<int64_t> no_r;
+    std::vector<Real> v(args.size());
+    size_t f = 0;
+    do {
+      if (n.op == Op::Concat) {
+        int k = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), o[axis]) - offsets.begin()) - 1;
+        std::vector<int64_t> idx = operand_index<int64_t>(g_, n, k, o, no_r);
+        out.data[f++] = args[k]->data[flatten(idx, strides[k])];
+        continue;
+      }
+      for (size_t k = 0; k < args.size(); ++k)
+        v[k] = Real{args[k]->data[flatten(operand_index<int64_t>(g_, n, static_cast<int>(k), o, no_r), strides[k])]};
+      out.data[f++] = body<Real>(n, v, Real{}).v;
+    } while (advance(o, n.type.shape));
+    return out;
+  }
+
+  // Affine operands: running offsets instead of index vectors.
+  Tensor eval_affine(const Node& n, const std::vector<const Tensor*>& args, Tensor out) {
+    ReductionDomain dom = reduction_domain(g_, n);
+    int orank = n.type.rank(), rrank = static_cast<int>(dom.extents.size());
+    std::vector<AffineAccess> acc;
+    for (size_t k = 0; k < args.size(); ++k) acc.push_back(affine_access(g_, n, static_cast<int>(k), orank, rrank));
+    int64_t red_count = 1;
+    for (int64_t e : dom.extents) red_count *= e;
+    std::vector<int64_t> o(orank, 0), r(rrank, 0);
+    std::vector<Real> v(args.size());
+    const bool plain_sum = dom.combine == Combine::Sum && n.op == Op::ReduceSum && rrank == 1;
+    size_t f = 0;
+    do {
+      std::vector<int64_t> off(args.size());
+      for (size_t k = 0; k < args.size(); ++k) {
+        off[k] = acc[k].base;
+        for (int a = 0; a < orank; ++a) off[k] += acc[k].oc[a] * o[a];
+      }
+      if (rrank == 0) {
+        for (size_t k = 0; k < args.size(); ++k) v[k] = Real{args[k]->data[off[k]]};
+        out.data[f++] = body<Real>(n, v, Real{}).v;
+        continue;
+      }
+      if (plain_sum) {  // the common row sum, without the generic fold
+        double s = 0;
+        const double* p = args[0]->data.data() + off[0];
+        int64_t step = acc[0].rc[0];
+        for (int64_t i = 0; i < dom.extents[0]; ++i) s += p[i * step];
+        out.data[f++] = s;
+        continue;
+      }
+      Real a = combine_identity<Real>(dom.combine, Real{});
+      std::fill(r.begin(), r.end(), 0);
+      for (int64_t i = 0; i < red_count; ++i) {
+        for (size_t k = 0; k < args.size(); ++k) {
+          int64_t p = off[k];
+          for (int b = 0; b < rrank; ++b) p += acc[k].rc[b] * r[b];
+          v[k] = Real{args[k]->data[p]};
+        }
+        a = combine_step(dom.combine, a, body<Real>(n, v, Real{}));
+        advance(r, dom.extents);
+      }
+      out.data[f++] = a.v;
+    } while (advance(o, n.type.shape));
+    return out;
+  }
+
+  // Einsum with the last output axis innermost: for each leading output
+  // index and each reduction point (in order), add a*b into a whole output
+  // row. Each element still sums its terms in reduction order.
+  Tensor eval_einsum_rows(const Node& n, const std::vector<const Tensor*>& args, Tensor out) {
+    ReductionDomain dom = reduction_domain(g_, n);
+    int orank = n.type.rank(), rrank = static_cast<int>(dom.extents.size());
+    AffineAccess A = affine_access(g_, n, 0, orank, rrank);
+    AffineAccess B = affine_access(g_, n, 1, orank, rrank);
+    int64_t red_count = 1;
+    for (int64_t e : dom.extents) red_count *= e;
+    const int64_t width = n.type.shape[orank - 1];
+    const int64_t sa = A.oc[orank - 1], sb = B.oc[orank - 1];
+    Shape lead(n.type.shape.begin(), n.type.shape.end() - 1);
+    std::vector<int64_t> o(orank - 1, 0), r(rrank, 0);
+    const double* a = args[0]->data.data();
+    const double* b = args[1]->data.data();
+    double* row = out.data.data();
+    do {
+      int64_t oa = A.base, ob = B.base;
+      for (int i = 0; i < orank - 1; ++i) {
+        oa += A.oc[i] * o[i];
+        ob += B.oc[i] * o[i];
+      }
+      std::fill(r.begin(), r.end(), 0);
+      for (int64_t t = 0; t < red_count; ++t) {
+        int64_t pa = oa, pb = ob;
+        for (int i = 0; i < rrank; ++i) {
+          pa += A.rc[i] * r[i];
+          pb += B.rc[i] * r[i];
+        }
+        for (int64_t j = 0; j < width; ++j) row[j] += a[pa + j * sa] * b[pb + j * sb];
+        advance(r, dom.extents);
+      }
+      row += width;
+    } while (orank > 1 && advance(o, lead));
+    return out;
+  }
+
+  const Graph& g_;
+  const std::vector<Tensor>& inputs_;
+};
+
+std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs, bool keep_all) {
+  AXON_CHECK(inputs.size() == g.params.size()) << "expected " << g.params.size() << " inputs, got " << inputs.size();
+  // Free each value after its last use unless it is an output.
+  std::vector<int> last_use(g.size(), -1);
+  for (int i = 0; i < g.size(); ++i)
+    for (NodeId a : g[i].args) last_use[a] = i;
+  for (NodeId o : g.outputs) last_use[o] = g.size();
+  std::vector<Tensor> values(g.size());
+  Evaluator ev(g, inputs);
+  for (int i = 0; i < g.size(); ++i) {
+    std::vector<const Tensor*> args;
+    for (NodeId a : g[i].args) args.push_back(&values[a]);
+    values[i] = ev.eval(i, args);
+    if (!keep_all)
+      for (NodeId a : g[i].args)
+        if (last_use[a] == i) values[a] = Tensor{};
+  }
+  if (keep_all) return values;
+  std::vector<Tensor> outs;
+  for (NodeId o : g.outputs) outs.push_back(values[o]);
+  return outs;
+}
+
+}  // namespace
+
+std::vector<Tensor> interpret(const Graph& g, const std::vector<Tensor>& inputs) { return run(g, inputs, false); }
+std::vector<Tensor> interpret_all(const Graph& g, const std::vector<Tensor>& inputs) { return run(g, inputs, true); }
+
+}  // namespace axon::verify

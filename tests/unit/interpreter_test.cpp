@@ -1,0 +1,117 @@
+// The reference interpreter on hand-checked values, and the error budget.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ir/graph.h"
+#include "verify/error_budget.h"
+#include "verify/interpreter.h"
+
+using namespace axon::ir;
+using axon::verify::Tensor;
+
+namespace {
+Tensor t(Shape s, std::vector<double> v) { return Tensor{Type{DType::F32, s}, v}; }
+}  // namespace
+
+TEST(interpreter, MatmulByHand) {
+  Graph g;
+  g.params = {{"a", {DType::F32, {2, 3}}}, {"b", {DType::F32, {3, 2}}}};
+  g.outputs = {einsum(g, "ij,jk->ik", param(g, 0), param(g, 1))};
+  auto out = axon::verify::interpret(g, {t({2, 3}, {1, 2, 3, 4, 5, 6}), t({3, 2}, {7, 8, 9, 10, 11, 12})});
+  EXPECT_EQ(out[0].data, (std::vector<double>{58, 64, 139, 154}));
+}
+
+TEST(interpreter, EinsumDiagonalAndScalarOutput) {
+  Graph g;
+  g.params = {{"a", {DType::F32, {2, 2}}}, {"v", {DType::F32, {2}}}};
+  NodeId d = einsum(g, "ii,i->i", param(g, 0), param(g, 1));
+  NodeId s = einsum(g, "i,i->", param(g, 1), param(g, 1));
+  g.outputs = {d, s};
+  auto out = axon::verify::interpret(g, {t({2, 2}, {1, 2, 3, 4}), t({2}, {5, 6})});
+  EXPECT_EQ(out[0].data, (std::vector<double>{5, 24}));
+  EXPECT_EQ(out[1].data, (std::vector<double>{61}));
+}
+
+TEST(interpreter, MaxPropagatesNaNAndEmptyIsMinusInf) {
+  Graph g;
+  g.params = {{"a", {DType::F32, {2, 2}}}, {"e", {DType::F32, {2, 0}}}};
+  g.outputs = {reduce(g, Op::ReduceMax, param(g, 0), {1}), reduce(g, Op::ReduceMax, param(g, 1), {1})};
+  auto out = axon::verify::interpret(g, {t({2, 2}, {1, NAN, -3, 2}), t({2, 0}, {})});
+  EXPECT_TRUE(std::isnan(out[0].data[0]));
+  EXPECT_EQ(out[0].data[1], 2);
+  EXPECT_EQ(out[1].data, (std::vector<double>{-INFINITY, -INFINITY}));
+}
+
+TEST(interpreter, LayoutOps) {
+  Graph g;
+  g.params = {{"a", {DType::F32, {2, 3}}}};
+  NodeId a = param(g, 0);
+  NodeId tr = transpose(g, a, {1, 0});
+  NodeId sl = slice(g, a, {1, 2}, {-1, -2}, {2, 2});  // a[::-1, ::-2]
+  NodeId rs = reshape(g, tr, {6});
+  NodeId cc = concat(g, {a, a}, 0);
+  NodeId io = iota(g, {2, 3}, 1, DType::I64);
+  g.outputs = {tr, sl, rs, cc, io};
+  auto out = axon::verify::interpret(g, {t({2, 3}, {0, 1, 2, 3, 4, 5})});
+  EXPECT_EQ(out[0].data, (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(out[1].data, (std::vector<double>{5, 3, 2, 0}));
+  EXPECT_EQ(out[2].data, (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(out[3].data, (std::vector<double>{0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(out[4].data, (std::vector<double>{0, 1, 2, 0, 1, 2}));
+}
+
+TEST(interpreter, CastRoundsToDestination) {
+  Graph g;
+  g.params = {{"a", {DType::F64, {3}}}};
+  NodeId a = param(g, 0);
+  g.outputs = {cast(g, a, DType::F32), cast(g, a, DType::I32), cast(g, a, DType::Bool)};
+  auto out = axon::verify::interpret(g, {Tensor{Type{DType::F64, {3}}, {0.1, -2.7, 0.0}}});
+  EXPECT_EQ(out[0].data[0], static_cast<double>(0.1f));
+  EXPECT_EQ(out[1].data, (std::vector<double>{0, -2, 0}));
+  EXPECT_EQ(out[2].data, (std::vector<double>{1, 1, 0}));
+}
+
+TEST(error_budget, SumBoundGrowsWithLengthAndMagnitude) {
+  Graph g;
+  g.params = {{"a", {DType::F32, {1, 1000}}}};
+  g.outputs = {reduce(g, Op::ReduceSum, param(g, 0), {1})};
+  Tensor in = t({1, 1000}, std::vector<double>(1000, 2.0));
+  auto bound = axon::verify::error_bounds(g, {in});
+  // g(n) u sum|t| with u = 2^-24, n = 1000, g(n) = 8 sqrt(n), sum|t| = 2000.
+  EXPECT_DOUBLE_EQ(bound[0].data[0], 8 * std::sqrt(1000.0) * std::ldexp(1.0, -24) * 2000);
+  Tensor small = t({1, 1000}, std::vector<double>(1000, 0.0));
+  small.data[0] = 1;
+  small.data[1] = 1;
+  EXPECT_DOUBLE_EQ(axon::verify::error_bounds(g, {small})[0].data[0], 8 * std::sqrt(1000.0) * std::ldexp(1.0, -24) * 2);
+}
+
+TEST(error_budget, DroppedTermIsOverBudgetAndReorderedSumIsNot) {
+  Graph g;
+  g.params = {{"a", {DType::F32, {1, 4096}}}};
+  g.outputs = {reduce(g, Op::ReduceSum, param(g, 0), {1})};
+  std::vector<double> v(4096);
+  for (int i = 0; i < 4096; ++i) v[i] = std::sin(i * 0.37) * 10;
+  Tensor in = t({1, 4096}, v);
+  auto ref = axon::verify::interpret(g, {in});
+  auto bound = axon::verify::error_bounds(g, {in});
+  float fwd = 0, bwd = 0;
+  for (int i = 0; i < 4096; ++i) fwd += static_cast<float>(v[i]);
+  for (int i = 4095; i >= 0; --i) bwd += static_cast<float>(v[i]);
+  EXPECT_TRUE(axon::verify::compare_with_budget({fwd}, ref[0], bound[0]).ok());
+  EXPECT_TRUE(axon::verify::compare_with_budget({bwd}, ref[0], bound[0]).ok());
+  int big = 0;
+  for (int i = 0; i < 4096; ++i)
+    if (std::fabs(v[i]) > std::fabs(v[big])) big = i;
+  float dropped = fwd - static_cast<float>(v[big]);  // a loop that skipped one term
+  EXPECT_FALSE(axon::verify::compare_with_budget({dropped}, ref[0], bound[0]).ok());
+}
+
+TEST(error_budget, NonFiniteMustMatchExactly) {
+  Tensor ref{Type{DType::F32, {3}}, {INFINITY, NAN, 1.0}};
+  Tensor bound{Type{DType::F32, {3}}, {0, 0, 0}};
+  EXPECT_TRUE(axon::verify::compare_with_budget({INFINITY, NAN, 1.0}, ref, bound).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({-INFINITY, NAN, 1.0}, ref, bound).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY, 0.0, 1.0}, ref, bound).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY, NAN, NAN}, ref, bound).ok());
+}

@@ -1,0 +1,224 @@
+// axon: the command line. A thin layer over the library: parse flags, call
+// it, print text or JSON, turn errors into exit codes:
+//   0 success, 1 a user error (bad spec or usage), 2 an internal error of
+//   axon, 3 a kernel that failed its check.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "codegen/c_like/naive_cpp.h"
+#include "frontend/spec.h"
+#include "ir/printer.h"
+#include "runtime/compiler.h"
+#include "runtime/loaded_kernel.h"
+#include "runtime/timing.h"
+#include "support/npy.h"
+#include "verify/run_check.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Common {
+  std::string spec;
+  std::string entry;
+  std::vector<std::string> defines;
+  bool json = false;
+};
+
+void add_common(CLI::App* cmd, Common& c) {
+  cmd->add_option("spec", c.spec, "numpy spec file (.py)")->required();
+  cmd->add_option("--entry", c.entry, "function to compile (default: the last fully annotated one)");
+  cmd->add_option("-D,--define", c.defines, "bind a named dimension: -D M=1024");
+  cmd->add_flag("--json", c.json, "print machine-readable results");
+}
+
+axon::frontend::SpecOptions spec_options(const Common& c) {
+  axon::frontend::SpecOptions o;
+  o.entry = c.entry;
+  for (const std::string& d : c.defines) {
+    size_t eq = d.find('=');
+    std::string name = d.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : d.substr(eq + 1);
+    char* end = nullptr;
+    long long v = value.empty() ? -1 : std::strtoll(value.c_str(), &end, 10);
+    if (eq == std::string::npos || name.empty() || value.empty() || *end != '\0' || v < 0)
+      throw axon::Diagnostic(axon::SourceLoc{"-D", 0, 0},
+                             "expected -D NAME=SIZE with a non-negative integer size, got '" + d + "'");
+    o.dims[name] = v;
+  }
+  return o;
+}
+
+json type_json(const axon::ir::Type& t) { return axon::ir::type_str(t); }
+
+json signature_json(const axon::ir::Graph& g) {
+  json j;
+  j["entry"] = g.entry;
+  for (const auto& p : g.params) j["params"].push_back({{"name", p.name}, {"type", type_json(p.type)}});
+  for (auto o : g.outputs) j["outputs"].push_back(type_json(g[o].type));
+  return j;
+}
+
+int cmd_check(const Common& c) {
+  auto spec = axon::frontend::load_spec(c.spec, spec_options(c));
+  if (c.json) {
+    json j = signature_json(spec.graph);
+    j["spec"] = c.spec;
+    j["ir"] = axon::ir::print(spec.graph);
+    j["nodes"] = spec.graph.size();
+    char hash[32];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(spec.graph.structural_hash()));
+    j["hash"] = hash;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << axon::ir::print(spec.graph);
+  }
+  return 0;
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream f(p);
+  f << text;
+  if (!f) throw axon::Diagnostic(axon::SourceLoc{p.string(), 0, 0}, "cannot write " + p.string());
+}
+
+int cmd_compile(const Common& c, const std::string& out_dir) {
+  auto spec = axon::frontend::load_spec(c.spec, spec_options(c));
+  auto k = axon::codegen::emit_naive_cpp(spec.graph);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw axon::Diagnostic(axon::SourceLoc{out_dir, 0, 0}, "cannot create directory: " + ec.message());
+  write_file(fs::path(out_dir) / "kernel.cpp", k.source);
+  write_file(fs::path(out_dir) / "kernel.h", k.header);
+  if (c.json) {
+    json j = signature_json(spec.graph);
+    j["kernel_cpp"] = (fs::path(out_dir) / "kernel.cpp").string();
+    j["kernel_h"] = (fs::path(out_dir) / "kernel.h").string();
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "wrote " << (fs::path(out_dir) / "kernel.cpp").string() << " and kernel.h (entry "
+              << spec.graph.entry << ")\n";
+  }
+  return 0;
+}
+
+int cmd_run(const Common& c, uint64_t seed, const std::string& dump_dir, bool no_time) {
+  auto spec = axon::frontend::load_spec(c.spec, spec_options(c));
+  const auto& g = spec.graph;
+  auto t0 = std::chrono::steady_clock::now();
+  auto k = axon::codegen::emit_naive_cpp(g);
+  std::string so = axon::runtime::compile_shared(k);
+  double compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  axon::runtime::LoadedKernel kernel(so, k.entry);
+  axon::verify::RunCheck r = axon::verify::run_and_check(g, kernel, seed);
+
+  axon::runtime::Timing timing{};
+  if (!no_time) {
+    auto bufs = axon::verify::make_buffers(g, r.inputs);
+    auto ptrs = bufs.pointers();
+    timing = axon::runtime::time_calls([&] { kernel.call(ptrs); });
+  }
+  if (!dump_dir.empty()) {
+    fs::create_directories(dump_dir);
+    for (size_t i = 0; i < r.inputs.size(); ++i)
+      axon::write_npy_f64(dump_dir + "/in" + std::to_string(i) + ".npy", r.inputs[i].type.shape, r.inputs[i].data);
+    for (size_t j = 0; j < r.reference.size(); ++j) {
+      const auto& shape = r.reference[j].type.shape;
+      axon::write_npy_f64(dump_dir + "/ref" + std::to_string(j) + ".npy", shape, r.reference[j].data);
+      axon::write_npy_f64(dump_dir + "/bound" + std::to_string(j) + ".npy", shape, r.bounds[j].data);
+      axon::write_npy_f64(dump_dir + "/out" + std::to_string(j) + ".npy", shape, r.outputs[j].got);
+    }
+  }
+  if (c.json) {
+    json j = signature_json(g);
+    j["spec"] = c.spec;
+    j["seed"] = seed;
+    j["within_budget"] = r.ok();
+    for (size_t o = 0; o < r.outputs.size(); ++o) {
+      const auto& cmp = r.outputs[o].cmp;
+      j["checks"].push_back({{"output", o},
+                             {"type", type_json(g[g.outputs[o]].type)},
+                             {"within_budget", cmp.ok()},
+                             {"max_error_over_budget", cmp.max_error_over_budget},
+                             {"max_abs_error", cmp.max_abs_error},
+                             {"elements_over_budget", cmp.mismatches},
+                             {"worst", {{"index", cmp.worst_index}, {"got", cmp.worst_got},
+                                        {"ref", cmp.worst_ref}, {"budget", cmp.worst_budget}}}});
+    }
+    if (!no_time)
+      j["time_ms"] = {{"naive", timing.median_ms}, {"min", timing.min_ms}, {"max", timing.max_ms},
+                      {"reps", timing.reps}};
+    j["interpreter_seconds"] = r.interpreter_seconds;
+    j["compile_seconds"] = compile_s;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    for (size_t o = 0; o < r.outputs.size(); ++o) {
+      const auto& cmp = r.outputs[o].cmp;
+      std::printf("output %zu %s: max error %.3g = %.3f of its budget%s\n", o,
+                  axon::ir::type_str(g[g.outputs[o]].type).c_str(), cmp.max_abs_error, cmp.max_error_over_budget,
+                  cmp.ok() ? "" : "  OVER BUDGET");
+      if (!cmp.ok())
+        std::printf("  worst element %lld: got %.9g, reference %.17g, budget %.3g; %lld elements over budget\n",
+                    static_cast<long long>(cmp.worst_index), cmp.worst_got, cmp.worst_ref, cmp.worst_budget,
+                    static_cast<long long>(cmp.mismatches));
+    }
+    if (!no_time)
+      std::printf("naive kernel: %.3f ms median (min %.3f, max %.3f, %d runs)\n", timing.median_ms, timing.min_ms,
+                  timing.max_ms, timing.reps);
+  }
+  return r.ok() ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"axon: a synthesizing superoptimizer for tensor programs written in numpy"};
+  app.require_subcommand(1);
+  Common common;
+  std::string out_dir, dump_dir;
+  uint64_t seed = 1;
+  bool no_time = false;
+
+  auto* check = app.add_subcommand("check", "parse a spec, infer shapes, print the IR");
+  add_common(check, common);
+  auto* compile = app.add_subcommand("compile", "write the naive kernel.cpp and kernel.h");
+  add_common(compile, common);
+  compile->add_option("-o,--out", out_dir, "output directory")->required();
+  auto* run = app.add_subcommand("run", "run the interpreter and the compiled kernel on random inputs");
+  add_common(run, common);
+  run->add_option("--seed", seed, "seed of the random inputs");
+  run->add_option("--dump", dump_dir, "write inputs, reference, bounds and outputs as .npy files here");
+  run->add_flag("--no-time", no_time, "skip timing the kernel");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;
+  }
+
+  std::string source;
+  try {
+    if (*check) return cmd_check(common);
+    if (*compile) return cmd_compile(common, out_dir);
+    if (*run) return cmd_run(common, seed, dump_dir, no_time);
+  } catch (const axon::Diagnostic& d) {
+    std::ifstream f(d.loc().file);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::cerr << d.render(text);
+    return 1;
+  } catch (const axon::InternalError& e) {
+    std::cerr << "axon: " << e.what() << "\nthis is a bug in axon; please report it with the spec that caused it\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "axon: internal error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
