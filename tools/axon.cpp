@@ -17,6 +17,7 @@
 #include "runtime/loaded_kernel.h"
 #include "runtime/timing.h"
 #include "support/npy.h"
+#include "transforms/pipeline.h"
 #include "verify/run_check.h"
 
 namespace fs = std::filesystem;
@@ -55,6 +56,12 @@ axon::frontend::SpecOptions spec_options(const Common& c) {
   return o;
 }
 
+axon::frontend::Spec load(const Common& c) {
+  auto spec = axon::frontend::load_spec(c.spec, spec_options(c));
+  spec.graph = axon::transforms::run_pipeline(std::move(spec.graph));
+  return spec;
+}
+
 json type_json(const axon::ir::Type& t) { return axon::ir::type_str(t); }
 
 json signature_json(const axon::ir::Graph& g) {
@@ -66,7 +73,7 @@ json signature_json(const axon::ir::Graph& g) {
 }
 
 int cmd_check(const Common& c) {
-  auto spec = axon::frontend::load_spec(c.spec, spec_options(c));
+  auto spec = load(c);
   if (c.json) {
     json j = signature_json(spec.graph);
     j["spec"] = c.spec;
@@ -89,7 +96,7 @@ void write_file(const fs::path& p, const std::string& text) {
 }
 
 int cmd_compile(const Common& c, const std::string& out_dir) {
-  auto spec = axon::frontend::load_spec(c.spec, spec_options(c));
+  auto spec = load(c);
   auto k = axon::codegen::emit_naive_cpp(spec.graph);
   std::error_code ec;
   fs::create_directories(out_dir, ec);
@@ -109,7 +116,7 @@ int cmd_compile(const Common& c, const std::string& out_dir) {
 }
 
 int cmd_run(const Common& c, uint64_t seed, const std::string& dump_dir, bool no_time) {
-  auto spec = axon::frontend::load_spec(c.spec, spec_options(c));
+  auto spec = load(c);
   const auto& g = spec.graph;
   auto t0 = std::chrono::steady_clock::now();
   auto k = axon::codegen::emit_naive_cpp(g);

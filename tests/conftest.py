@@ -1,0 +1,232 @@
+"""Shared helpers for the Python-driven suites (golden, errors, differential, property).
+
+numpy is the oracle; the axon binary is the thing under test. The binary comes
+from $AXON_BIN and the repository root from $AXON_SOURCE_DIR, falling back to
+build/axon and the parent of this folder.
+
+The test modules import this file as `conftest` (pytest puts its folder on
+sys.path), so everything here is plain functions, not fixtures.
+"""
+
+import importlib.util
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SOURCE_DIR = Path(os.environ.get("AXON_SOURCE_DIR", Path(__file__).resolve().parent.parent))
+AXON_BIN = Path(os.environ.get("AXON_BIN", SOURCE_DIR / "build" / "axon"))
+
+# Exit codes of the CLI (tools/axon.cpp).
+EXIT_OK, EXIT_USER_ERROR, EXIT_INTERNAL, EXIT_OVER_BUDGET = 0, 1, 2, 3
+
+# Tolerance of numpy's float64 evaluation against the float64 interpreter:
+# both compute the same real function, only the rounding order differs.
+NUMPY_RTOL = 1e-12
+
+TINY = 2.0 ** -126  # the absolute floor of every element budget
+
+
+def require_axon():
+    """Skips (loudly) when the binary has not been built."""
+    if not AXON_BIN.is_file():
+        pytest.skip(f"axon binary not found at {AXON_BIN} (build it, or set AXON_BIN)")
+
+
+def run_axon(args, timeout=600):
+    """Runs the CLI; returns the CompletedProcess (text mode)."""
+    require_axon()
+    return subprocess.run([str(AXON_BIN), *[str(a) for a in args]], capture_output=True, text=True,
+                          timeout=timeout, cwd=SOURCE_DIR)
+
+
+def describe(proc):
+    return f"exit {proc.returncode}\n--- stdout ---\n{proc.stdout[-4000:]}\n--- stderr ---\n{proc.stderr[-4000:]}"
+
+
+# --------------------------------------------------------------------------
+# Specs as Python modules
+
+_module_counter = [0]
+
+
+def import_spec(path):
+    """Imports a spec file as a fresh module (a spec is plain numpy)."""
+    _module_counter[0] += 1
+    name = f"axon_spec_{_module_counter[0]}_{Path(path).stem}"
+    spec = importlib.util.spec_from_file_location(name, str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def entry_function(module):
+    """The entry point by axon's rule: the last function (in source order)
+    whose parameters all carry annotations."""
+    functions = [f for f in vars(module).values()
+                 if inspect.isfunction(f) and f.__module__ == module.__name__]
+    functions.sort(key=lambda f: f.__code__.co_firstlineno)
+    annotated = [f for f in functions
+                 if inspect.signature(f).parameters
+                 and all(p.annotation is not inspect.Parameter.empty
+                         for p in inspect.signature(f).parameters.values())]
+    assert annotated, f"{module.__file__}: no function with all parameters annotated"
+    return annotated[-1]
+
+
+_TYPE_RE = re.compile(r"^(\w+)\[(.*)\]$")
+_NUMPY_DTYPE = {"bool": np.bool_, "i32": np.int32, "i64": np.int64,
+                "f16": np.float64, "bf16": np.float64, "f32": np.float64, "f64": np.float64}
+
+
+def parse_type(text):
+    """'f32[4, 5]' -> ('f32', (4, 5)); 'f32[]' -> ('f32', ())."""
+    m = _TYPE_RE.match(text.strip())
+    assert m, f"not a type string: {text!r}"
+    dims = tuple(int(d) for d in m.group(2).split(",") if d.strip())
+    return m.group(1), dims
+
+
+def numpy_inputs(dump_dir, params):
+    """The dumped inputs as numpy arrays: floats stay float64 (numpy then
+    evaluates the spec over the reals, up to float64 rounding, like the
+    interpreter); bools become bool arrays and ints int arrays."""
+    arrays = []
+    for i, p in enumerate(params):
+        dtype, shape = parse_type(p["type"])
+        a = np.load(Path(dump_dir) / f"in{i}.npy")
+        assert a.dtype == np.float64, f"in{i}.npy is {a.dtype}, expected float64"
+        assert a.shape == shape, f"in{i}.npy has shape {a.shape}, parameter {p['name']} is {p['type']}"
+        arrays.append(a.astype(_NUMPY_DTYPE[dtype]))
+    return arrays
+
+
+def as_output_list(result):
+    if isinstance(result, tuple):
+        return [np.asarray(r) for r in result]
+    return [np.asarray(result)]
+
+
+# --------------------------------------------------------------------------
+# The two comparisons
+
+
+def compare_numpy_with_reference(numpy_out, ref, what):
+    """Returns a failure message, or None when numpy's float64 value agrees
+    with the interpreter's: same shape, the same inf/NaN positions, and the
+    finite values within 1e-12 (relative, with an absolute floor scaled by
+    the output's magnitude)."""
+    numpy_out = np.asarray(numpy_out)
+    if numpy_out.shape != ref.shape:
+        return f"{what}: numpy gives shape {numpy_out.shape}, the interpreter {ref.shape}"
+    x = numpy_out.astype(np.float64)
+    nan_x, nan_r = np.isnan(x), np.isnan(ref)
+    if not np.array_equal(nan_x, nan_r):
+        idx = np.argwhere(nan_x != nan_r)[0]
+        return f"{what}: NaN positions differ, first at {tuple(idx)}: numpy {x[tuple(idx)]}, interpreter {ref[tuple(idx)]}"
+    inf_x, inf_r = np.isinf(x), np.isinf(ref)
+    if not np.array_equal(inf_x, inf_r) or not np.array_equal(x[inf_x], ref[inf_r]):
+        idx = np.argwhere((inf_x != inf_r) | (inf_x & (x != ref)))[0]
+        return f"{what}: inf positions differ, first at {tuple(idx)}: numpy {x[tuple(idx)]}, interpreter {ref[tuple(idx)]}"
+    finite = np.isfinite(x)
+    if not finite.any():
+        return None
+    scale = max(1.0, float(np.abs(x[finite]).max()))
+    atol = NUMPY_RTOL * scale
+    close = np.isclose(ref[finite], x[finite], rtol=NUMPY_RTOL, atol=atol)
+    if not close.all():
+        bad = np.argwhere(finite)[np.argmin(close)]
+        k = tuple(bad)
+        return (f"{what}: numpy and the interpreter differ at {k}: numpy {x[k]!r}, interpreter {ref[k]!r} "
+                f"(|diff| {abs(x[k] - ref[k]):.3g}, tolerance {atol + NUMPY_RTOL * abs(x[k]):.3g}; "
+                f"{int((~close).sum())} of {close.size} elements)")
+    return None
+
+
+def compare_kernel_with_budget(out, ref, bound, what):
+    """Re-checks the C++ comparison: |out - ref| <= 2 E + 2^-126 for finite
+    references; a non-finite reference must be matched exactly unless its own
+    bound is not finite (then nothing is promised). Returns a message or None."""
+    if not (out.shape == ref.shape == bound.shape):
+        return f"{what}: shapes out {out.shape}, ref {ref.shape}, bound {bound.shape}"
+    if (bound[np.isfinite(bound)] < 0).any():
+        return f"{what}: the error bound has negative elements"
+    budget = 2.0 * bound + TINY
+    with np.errstate(invalid="ignore"):
+        both_finite = np.isfinite(ref) & np.isfinite(out)
+        err = np.where(both_finite, np.abs(out - ref), 0.0)
+        over = both_finite & ~(err <= budget) & ~np.isnan(budget)
+        same_nonfinite = (np.isnan(ref) & np.isnan(out)) | (ref == out)
+        nonfinite_bad = ~both_finite & ~same_nonfinite & np.isfinite(bound)
+    bad = over | nonfinite_bad
+    if bad.any():
+        k = tuple(np.argwhere(bad)[0])
+        return (f"{what}: kernel over budget at {k}: out {out[k]!r}, ref {ref[k]!r}, bound E {bound[k]!r} "
+                f"({int(bad.sum())} of {bad.size} elements over)")
+    return None
+
+
+# --------------------------------------------------------------------------
+# One full differential check of a spec
+
+
+class Unsupported(Exception):
+    """axon refused valid numpy with 'error: unsupported:'."""
+
+
+def differential_check(spec_path, dump_dir, extra_args=(), seed=1, timeout=600):
+    """Runs `axon run` on a spec and checks, in order:
+      1. axon exits 0 and says within_budget (and every check agrees);
+      2. the dumped reference equals numpy's float64 evaluation of the spec;
+      3. the dumped kernel outputs are within budget, recomputed here.
+    Returns the JSON report. Raises Unsupported for a known gap; fails the
+    test otherwise."""
+    args = ["run", spec_path, "--no-time", "--json", "--seed", seed, "--dump", dump_dir, *extra_args]
+    proc = run_axon(args, timeout=timeout)
+    if proc.returncode == EXIT_USER_ERROR and "error: unsupported:" in proc.stderr:
+        raise Unsupported(proc.stderr.strip().splitlines()[0])
+    assert proc.returncode in (EXIT_OK, EXIT_OVER_BUDGET), f"axon {' '.join(map(str, args))}\n{describe(proc)}"
+    report = json.loads(proc.stdout)
+    assert "time_ms" not in report, "--no-time still timed the kernel"
+    checks = report["checks"]
+    assert len(checks) == len(report["outputs"]), "one check per output expected"
+    assert report["within_budget"] == all(c["within_budget"] for c in checks), "within_budget disagrees with the checks"
+    assert (proc.returncode == EXIT_OK) == report["within_budget"], "exit code disagrees with within_budget"
+    assert report["within_budget"], (f"{spec_path}: kernel over budget:\n"
+                                     + json.dumps([c for c in checks if not c["within_budget"]], indent=1))
+
+    module = import_spec(spec_path)
+    fn = entry_function(module)
+    assert fn.__name__ == report["entry"], f"axon chose entry {report['entry']}, the rule gives {fn.__name__}"
+    names = list(inspect.signature(fn).parameters)
+    assert names == [p["name"] for p in report["params"]], f"parameter order {names} vs {report['params']}"
+    inputs = numpy_inputs(dump_dir, report["params"])
+    with np.errstate(all="ignore"):
+        outputs = as_output_list(fn(*inputs))
+    assert len(outputs) == len(report["outputs"]), f"numpy returns {len(outputs)} outputs, axon {len(report['outputs'])}"
+
+    problems = []
+    for j, (got, type_text) in enumerate(zip(outputs, report["outputs"])):
+        _, shape = parse_type(type_text)
+        ref = np.load(Path(dump_dir) / f"ref{j}.npy")
+        bound = np.load(Path(dump_dir) / f"bound{j}.npy")
+        out = np.load(Path(dump_dir) / f"out{j}.npy")
+        if ref.shape != shape:
+            problems.append(f"ref{j}.npy has shape {ref.shape}, output type {type_text}")
+            continue
+        msg = compare_numpy_with_reference(got, ref, f"output {j} {type_text}")
+        if msg:
+            problems.append(msg)
+        msg = compare_kernel_with_budget(out, ref, bound, f"output {j} {type_text}")
+        if msg:
+            problems.append(msg)
+        if checks[j]["within_budget"] and msg:
+            problems.append(f"output {j}: axon reports within budget but the Python re-check disagrees")
+    assert not problems, f"{spec_path}:\n" + "\n".join(problems)
+    return report
