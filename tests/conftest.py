@@ -46,6 +46,14 @@ def run_axon(args, timeout=600):
                           timeout=timeout, cwd=SOURCE_DIR)
 
 
+def _index(k):
+    return tuple(int(i) for i in k)
+
+
+def _num(v):
+    return repr(float(v))
+
+
 def describe(proc):
     return f"exit {proc.returncode}\n--- stdout ---\n{proc.stdout[-4000:]}\n--- stderr ---\n{proc.stderr[-4000:]}"
 
@@ -128,12 +136,12 @@ def compare_numpy_with_reference(numpy_out, ref, what):
     x = numpy_out.astype(np.float64)
     nan_x, nan_r = np.isnan(x), np.isnan(ref)
     if not np.array_equal(nan_x, nan_r):
-        idx = np.argwhere(nan_x != nan_r)[0]
-        return f"{what}: NaN positions differ, first at {tuple(idx)}: numpy {x[tuple(idx)]}, interpreter {ref[tuple(idx)]}"
+        k = _index(np.argwhere(nan_x != nan_r)[0])
+        return f"{what}: NaN positions differ, first at {k}: numpy {_num(x[k])}, interpreter {_num(ref[k])}"
     inf_x, inf_r = np.isinf(x), np.isinf(ref)
     if not np.array_equal(inf_x, inf_r) or not np.array_equal(x[inf_x], ref[inf_r]):
-        idx = np.argwhere((inf_x != inf_r) | (inf_x & (x != ref)))[0]
-        return f"{what}: inf positions differ, first at {tuple(idx)}: numpy {x[tuple(idx)]}, interpreter {ref[tuple(idx)]}"
+        k = _index(np.argwhere((inf_x != inf_r) | (inf_x & (x != ref)))[0])
+        return f"{what}: inf positions differ, first at {k}: numpy {_num(x[k])}, interpreter {_num(ref[k])}"
     finite = np.isfinite(x)
     if not finite.any():
         return None
@@ -141,9 +149,8 @@ def compare_numpy_with_reference(numpy_out, ref, what):
     atol = NUMPY_RTOL * scale
     close = np.isclose(ref[finite], x[finite], rtol=NUMPY_RTOL, atol=atol)
     if not close.all():
-        bad = np.argwhere(finite)[np.argmin(close)]
-        k = tuple(bad)
-        return (f"{what}: numpy and the interpreter differ at {k}: numpy {x[k]!r}, interpreter {ref[k]!r} "
+        k = _index(np.argwhere(finite)[np.argmin(close)])
+        return (f"{what}: numpy and the interpreter differ at {k}: numpy {_num(x[k])}, interpreter {_num(ref[k])} "
                 f"(|diff| {abs(x[k] - ref[k]):.3g}, tolerance {atol + NUMPY_RTOL * abs(x[k]):.3g}; "
                 f"{int((~close).sum())} of {close.size} elements)")
     return None
@@ -166,8 +173,8 @@ def compare_kernel_with_budget(out, ref, bound, what):
         nonfinite_bad = ~both_finite & ~same_nonfinite & np.isfinite(bound)
     bad = over | nonfinite_bad
     if bad.any():
-        k = tuple(np.argwhere(bad)[0])
-        return (f"{what}: kernel over budget at {k}: out {out[k]!r}, ref {ref[k]!r}, bound E {bound[k]!r} "
+        k = _index(np.argwhere(bad)[0])
+        return (f"{what}: kernel over budget at {k}: out {_num(out[k])}, ref {_num(ref[k])}, bound E {_num(bound[k])} "
                 f"({int(bad.sum())} of {bad.size} elements over)")
     return None
 
@@ -176,57 +183,80 @@ def compare_kernel_with_budget(out, ref, bound, what):
 # One full differential check of a spec
 
 
+def _require(cond, message):
+    """Like assert, but with only our message (no introspection noise), so
+    that failure texts are short enough to read and to classify."""
+    if not cond:
+        raise AssertionError(message)
+
+
 class Unsupported(Exception):
     """axon refused valid numpy with 'error: unsupported:'."""
 
 
-def differential_check(spec_path, dump_dir, extra_args=(), seed=1, timeout=600):
-    """Runs `axon run` on a spec and checks, in order:
-      1. axon exits 0 and says within_budget (and every check agrees);
+def run_args(spec_path, dump_dir, extra_args=(), seed=1):
+    return ["run", spec_path, "--no-time", "--json", "--seed", seed, "--dump", dump_dir, *extra_args]
+
+
+def differential_check(spec_path, dump_dir, extra_args=(), seed=1, timeout=600, proc=None):
+    """Runs `axon run` on a spec (or takes `proc`, the finished run of
+    run_args(...)) and checks:
+      1. axon exits 0 and says within_budget (and its pieces agree);
       2. the dumped reference equals numpy's float64 evaluation of the spec;
       3. the dumped kernel outputs are within budget, recomputed here.
-    Returns the JSON report. Raises Unsupported for a known gap; fails the
-    test otherwise."""
-    args = ["run", spec_path, "--no-time", "--json", "--seed", seed, "--dump", dump_dir, *extra_args]
-    proc = run_axon(args, timeout=timeout)
+    Returns the JSON report. Raises Unsupported for a known gap; otherwise
+    raises AssertionError whose text starts with the kind of failure:
+    [exit N], [contract], [over budget], [numpy mismatch] or [re-check]."""
+    args = run_args(spec_path, dump_dir, extra_args, seed)
+    if proc is None:
+        proc = run_axon(args, timeout=timeout)
     if proc.returncode == EXIT_USER_ERROR and "error: unsupported:" in proc.stderr:
         raise Unsupported(proc.stderr.strip().splitlines()[0])
-    assert proc.returncode in (EXIT_OK, EXIT_OVER_BUDGET), f"axon {' '.join(map(str, args))}\n{describe(proc)}"
+    _require(proc.returncode in (EXIT_OK, EXIT_OVER_BUDGET),
+             f"[exit {proc.returncode}] axon {' '.join(map(str, args))}\n{describe(proc)}")
     report = json.loads(proc.stdout)
-    assert "time_ms" not in report, "--no-time still timed the kernel"
     checks = report["checks"]
-    assert len(checks) == len(report["outputs"]), "one check per output expected"
-    assert report["within_budget"] == all(c["within_budget"] for c in checks), "within_budget disagrees with the checks"
-    assert (proc.returncode == EXIT_OK) == report["within_budget"], "exit code disagrees with within_budget"
-    assert report["within_budget"], (f"{spec_path}: kernel over budget:\n"
-                                     + json.dumps([c for c in checks if not c["within_budget"]], indent=1))
+    _require("time_ms" not in report, "[contract] --no-time still timed the kernel")
+    _require(len(checks) == len(report["outputs"]), "[contract] one check per output expected")
+    _require(report["within_budget"] == all(c["within_budget"] for c in checks),
+             "[contract] within_budget disagrees with the checks")
+    _require((proc.returncode == EXIT_OK) == report["within_budget"],
+             f"[contract] exit code {proc.returncode} disagrees with within_budget={report['within_budget']}")
 
     module = import_spec(spec_path)
     fn = entry_function(module)
-    assert fn.__name__ == report["entry"], f"axon chose entry {report['entry']}, the rule gives {fn.__name__}"
+    _require(fn.__name__ == report["entry"],
+             f"[contract] axon chose entry {report['entry']}, the rule gives {fn.__name__}")
     names = list(inspect.signature(fn).parameters)
-    assert names == [p["name"] for p in report["params"]], f"parameter order {names} vs {report['params']}"
+    _require(names == [p["name"] for p in report["params"]],
+             f"[contract] parameter order {names} vs {report['params']}")
     inputs = numpy_inputs(dump_dir, report["params"])
     with np.errstate(all="ignore"):
         outputs = as_output_list(fn(*inputs))
-    assert len(outputs) == len(report["outputs"]), f"numpy returns {len(outputs)} outputs, axon {len(report['outputs'])}"
+    _require(len(outputs) == len(report["outputs"]),
+             f"[contract] numpy returns {len(outputs)} outputs, axon {len(report['outputs'])}")
 
     problems = []
+    if not report["within_budget"]:
+        problems.append("[over budget] axon: " + json.dumps([c for c in checks if not c["within_budget"]]))
     for j, (got, type_text) in enumerate(zip(outputs, report["outputs"])):
         _, shape = parse_type(type_text)
         ref = np.load(Path(dump_dir) / f"ref{j}.npy")
         bound = np.load(Path(dump_dir) / f"bound{j}.npy")
         out = np.load(Path(dump_dir) / f"out{j}.npy")
         if ref.shape != shape:
-            problems.append(f"ref{j}.npy has shape {ref.shape}, output type {type_text}")
+            problems.append(f"[contract] ref{j}.npy has shape {ref.shape}, output type {type_text}")
             continue
         msg = compare_numpy_with_reference(got, ref, f"output {j} {type_text}")
         if msg:
-            problems.append(msg)
+            problems.append("[numpy mismatch] " + msg)
         msg = compare_kernel_with_budget(out, ref, bound, f"output {j} {type_text}")
         if msg:
-            problems.append(msg)
-        if checks[j]["within_budget"] and msg:
-            problems.append(f"output {j}: axon reports within budget but the Python re-check disagrees")
-    assert not problems, f"{spec_path}:\n" + "\n".join(problems)
+            tag = "[re-check]" if checks[j]["within_budget"] else "[over budget]"
+            note = " (axon reported this output within budget)" if checks[j]["within_budget"] else ""
+            problems.append(f"{tag} {msg}{note}")
+    # The first problem names the kind; the order above puts axon's own verdict first.
+    if problems:
+        tag = re.match(r"\[[^\]]+\]", problems[0]).group(0)
+        raise AssertionError(f"{tag} {spec_path}:\n" + "\n".join(problems))
     return report

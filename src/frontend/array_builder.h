@@ -45,7 +45,8 @@ class ArrayBuilder {
  public:
   explicit ArrayBuilder(ir::Graph& g) : g_(g) {}
   ir::Graph& graph() { return g_; }
-  const ir::Type& type(NodeId id) const { return g_[id].type; }
+  // By value: adding nodes may move the graph's storage under a reference.
+  ir::Type type(NodeId id) const { return g_[id].type; }
   std::string type_of(NodeId id) const { return ir::type_str(type(id)); }
 
   // ---- leaves, casts, broadcasting (broadcast.cpp)

@@ -63,8 +63,9 @@ class Lexer {
     bool at_line_start = true;
     while (pos_ < src_.size()) {
       if (at_line_start && brackets_.empty()) {
-        at_line_start = false;
-        if (handle_indentation()) continue;  // blank or comment-only line
+        // A blank or comment-only line has no indentation of its own.
+        at_line_start = handle_indentation();
+        if (at_line_start) continue;
       }
       char c = src_[pos_];
       if (c == '\n') {

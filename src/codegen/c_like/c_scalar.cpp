@@ -79,10 +79,14 @@ CScalar CScalar::literal(double value, DType dtype) {
   s.dtype_ = dtype;
   s.is_literal_ = true;
   switch (dtype) {
-    case DType::Bool:
-      s.value_ = value != 0 ? 1 : 0;
-      s.expr_ = value != 0 ? "true" : "false";
+    case DType::Bool: {
+      // As for the integers, infinities clamp to the ends of the range: the
+      // identity of max over bools is false. Everything else is x != 0.
+      bool t = std::isinf(value) ? value > 0 : value != 0;
+      s.value_ = t ? 1 : 0;
+      s.expr_ = t ? "true" : "false";
       break;
+    }
     case DType::I32:
     case DType::I64:
       s.expr_ = int_literal(value, dtype);
@@ -190,7 +194,10 @@ CScalar where(const CScalar& c, const CScalar& a, const CScalar& b) {
 CScalar cast_to(DType to, const CScalar& a) {
   const DType from = a.dtype();
   if (from == to) return a;
-  if (a.is_literal()) return CScalar::literal(a.literal_value(), to);
+  if (a.is_literal()) {
+    double v = a.literal_value();
+    return CScalar::literal(to == DType::Bool ? (v != 0 ? 1.0 : 0.0) : v, to);
+  }
   const std::string& x = a.expr();
   switch (to) {
     case DType::Bool: return {"(" + x + " != 0)", to};

@@ -10,8 +10,9 @@
 // pow with a non-literal exponent, ...) go through double and truncate back.
 //
 // Literals print exactly: the shortest decimal that reads back as the same
-// float or double, INFINITY and NAN for the rest; integer reductions start
-// from INT32_MIN / INT64_MIN where the definition says -inf.
+// float or double, INFINITY and NAN for the rest. Integers and bool have no
+// infinities: a literal +-inf clamps to the end of their range, so that max
+// over i32 starts from INT32_MIN and max over bool from false.
 #pragma once
 
 #include <string>

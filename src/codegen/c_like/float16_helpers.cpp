@@ -14,7 +14,7 @@ namespace axon::codegen {
 const char* float16_helpers_source() {
   return R"(// ---- f16 / bf16: stored as uint16_t bits, computed in float ----
 // Every conversion rounds to nearest, ties to even; NaN stays a (quiet) NaN.
-static inline float axon_f16_to_f32(uint16_t h) {
+[[maybe_unused]] static inline float axon_f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
   if (e == 0) {  // zero or subnormal: m * 2^-24, exact in float
@@ -26,7 +26,7 @@ static inline float axon_f16_to_f32(uint16_t h) {
   std::memcpy(&f, &bits, 4);
   return f;
 }
-static inline uint16_t axon_f32_to_f16(float f) {
+[[maybe_unused]] static inline uint16_t axon_f32_to_f16(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);
   uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
@@ -42,24 +42,24 @@ static inline uint16_t axon_f32_to_f16(float f) {
   m += 0x0fffu + ((m >> 13) & 1u);  // drop 13 mantissa bits, ties to even
   return (uint16_t)(sign | (m >> 13));
 }
-static inline float axon_bf16_to_f32(uint16_t h) {
+[[maybe_unused]] static inline float axon_bf16_to_f32(uint16_t h) {
   uint32_t bits = (uint32_t)h << 16;
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
 }
-static inline uint16_t axon_f32_to_bf16(float f) {
+[[maybe_unused]] static inline uint16_t axon_f32_to_bf16(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);  // NaN
   x += 0x7fffu + ((x >> 16) & 1u);
   return (uint16_t)(x >> 16);
 }
-static inline float axon_round_f16(float f) { return axon_f16_to_f32(axon_f32_to_f16(f)); }
-static inline float axon_round_bf16(float f) { return axon_bf16_to_f32(axon_f32_to_bf16(f)); }
+[[maybe_unused]] static inline float axon_round_f16(float f) { return axon_f16_to_f32(axon_f32_to_f16(f)); }
+[[maybe_unused]] static inline float axon_round_bf16(float f) { return axon_bf16_to_f32(axon_f32_to_bf16(f)); }
 // double -> float rounded to odd; rounding the result to f16 or bf16 then
 // equals one direct rounding of the double (float keeps >= 2 extra bits).
-static inline float axon_f64_to_f32_odd(double d) {
+[[maybe_unused]] static inline float axon_f64_to_f32_odd(double d) {
   float f = (float)d;
   if ((double)f == d || d != d) return f;
   if (std::fabs((double)f) > std::fabs(d)) f = std::nextafter(f, 0.0f);

@@ -1,0 +1,20 @@
+// Wall-clock timing of repeated calls (DESIGN.md §9: warm-up, many
+// repetitions, the median and the spread).
+#pragma once
+
+#include <functional>
+
+namespace axon::runtime {
+
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int reps = 0;
+};
+
+/// Runs `fn` `warmup` times untimed, then timed repetitions until there are at
+/// least `min_reps` of them and they took at least `min_seconds` in all (or a
+/// cap of 1,000,000 repetitions is reached); returns the median, min and max
+/// of the single calls, in milliseconds, with steady_clock.
+Timing time_calls(const std::function<void()>& fn, int warmup = 2, int min_reps = 5, double min_seconds = 0.2);
+
+}  // namespace axon::runtime
