@@ -255,7 +255,19 @@ Value Lowerer::call_function(const FuncDef& f, const CallArgs& args, const Sourc
   stack_.push_back(&f);
   Value ret;
   SourceLoc where = f.loc;
-  exec_block(f.body, scope, &ret, &where);
+  try {
+    exec_block(f.body, scope, &ret, &where);
+  } catch (const Diagnostic& d) {
+    // An error inside a helper names the chain of calls that led to it.
+    stack_.pop_back();
+    if (stack_.empty()) throw;
+    call_chain_.push_back(f.name + ", called at " + std::to_string(at.line) + ":" + std::to_string(at.col));
+    if (stack_.size() > 1) throw;
+    std::string chain;
+    for (size_t k = 0; k < call_chain_.size(); ++k) chain += (k ? "; " : "") + call_chain_[k];
+    call_chain_.clear();
+    throw Diagnostic(d.loc(), d.message() + " (in " + chain + ")", d.unsupported());
+  }
   stack_.pop_back();
   if (ret_loc) *ret_loc = where;
   return ret;

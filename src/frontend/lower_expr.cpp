@@ -161,7 +161,21 @@ Value Lowerer::eval(const Expr& e, Scope& scope) {
       const Expr& callee_expr = *e.items[0];
       Value callee = eval(callee_expr, scope);
       CallArgs args;
-      for (size_t k = 1; k < e.items.size(); ++k) args.positional.push_back(Arg{eval(*e.items[k], scope), e.items[k]->loc});
+      for (size_t k = 1; k < e.items.size(); ++k) {
+        const Expr& a = *e.items[k];
+        if (a.kind != ExprKind::Starred) {
+          args.positional.push_back(Arg{eval(a, scope), a.loc});
+          continue;
+        }
+        Value seq = eval(*a.items[0], scope);
+        if (seq.is_tensor()) {
+          for (NodeId row : as_array_list(seq, a.loc, "*")) args.positional.push_back(Arg{Value::tensor(row), a.loc});
+        } else if (seq.is_sequence()) {
+          for (const Value& v : seq.items) args.positional.push_back(Arg{v, a.items[0]->loc});
+        } else {
+          fail_at(a.items[0]->loc, "argument after * must be an iterable, not " + describe(seq, graph_));
+        }
+      }
       for (const Keyword& kw : e.keywords) args.keywords.push_back({kw.name, Arg{eval(*kw.value, scope), kw.value->loc}});
       // Errors about the call as a whole point at the name of what is called.
       SourceLoc at = callee_expr.kind == ExprKind::Attribute ? callee_expr.op_loc : callee_expr.loc;

@@ -113,6 +113,7 @@ class Lowerer {
   ArrayBuilder ab_;
   Scope globals_;
   std::vector<const FuncDef*> stack_;
+  std::vector<std::string> call_chain_;  // helper calls an error is unwinding through
   std::map<const FuncDef*, std::set<std::string>> locals_cache_;
 };
 

@@ -178,8 +178,15 @@ ExprPtr Parser::primary() {
 
 void Parser::call_arguments(Expr& call) {
   while (!at_op(")")) {
-    if (at_op("*") || at_op("**"))
-      fail_unsupported_at(peek().loc, "argument unpacking (*args, **kwargs) is not supported");
+    if (at_op("**")) fail_unsupported_at(peek().loc, "keyword argument unpacking (**kwargs) is not supported");
+    if (at_op("*")) {
+      if (!call.keywords.empty()) fail_at(peek().loc, "iterable argument unpacking follows keyword argument unpacking");
+      auto star = make(ExprKind::Starred, next().loc);
+      star->items.push_back(expression());
+      call.items.push_back(std::move(star));
+      if (!at_op(")")) expect_op(",", "or ')' in the argument list");
+      continue;
+    }
     if (peek().kind == TokKind::Name && peek(1).is_op("=") && !is_keyword(peek().text)) {
       Keyword k;
       k.name = peek().text;

@@ -137,6 +137,10 @@ void verify_node(const Graph& g, const Node& n) {
                                         << ", result " << type_str(n.type);
     AXON_CHECK(t.dtype == arg_type(g, n, 0).dtype) << name << ": operands differ in dtype";
   }
+  // Integer division and transcendental functions of integers are not in the
+  // op set (ops.def): the frontend converts to a float dtype first.
+  if (n.op == Op::Div || has_property(n.op, Transcendental) || n.op == Op::Floor)
+    AXON_CHECK(is_float(n.type.dtype)) << name << " needs a float dtype, got " << type_str(n.type);
   if (has_property(n.op, Comparison) || has_property(n.op, Logical)) {
     AXON_CHECK(n.type.dtype == DType::Bool) << name << " returns bool";
     if (has_property(n.op, Logical)) AXON_CHECK(arg_type(g, n, 0).dtype == DType::Bool) << name << " takes bool";

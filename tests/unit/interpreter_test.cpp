@@ -6,6 +6,7 @@
 #include "ir/graph.h"
 #include "verify/error_budget.h"
 #include "verify/interpreter.h"
+#include "verify/real.h"
 
 using namespace axon::ir;
 using axon::verify::Tensor;
@@ -114,4 +115,11 @@ TEST(error_budget, NonFiniteMustMatchExactly) {
   EXPECT_FALSE(axon::verify::compare_with_budget({-INFINITY, NAN, 1.0}, ref, bound).ok());
   EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY, 0.0, 1.0}, ref, bound).ok());
   EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY, NAN, NAN}, ref, bound).ok());
+}
+
+TEST(interpreter, Bf16RoundsOnceFromDouble) {
+  // Rounding to float first would land on the tie 1 + 2^-8 and then on 1.
+  EXPECT_EQ(axon::verify::round_to_bf16(1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)), 1.0078125);
+  EXPECT_EQ(axon::verify::round_to_bf16(1 + std::ldexp(1.0, -8)), 1.0);  // a tie goes to even
+  EXPECT_EQ(axon::verify::round_to_bf16(3.0), 3.0);
 }
