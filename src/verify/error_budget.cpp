@@ -31,13 +31,15 @@ constexpr double kTranscendentalUlps = 4;
 // the tiling), with lambda = 8.
 double sum_error_factor(double n) { return std::min(n - 1, 8 * std::sqrt(n)); }
 
+DType bound_dtype(DType d) { return d == DType::Bool ? DType::Bool : DType::F64; }
+
 // Builds, inside a copy of the original graph, nodes that compute E for each
 // node. Everything is evaluated in f64.
 class BoundBuilder {
  public:
-  explicit BoundBuilder(const Graph& src) : src_(src) {
+  BoundBuilder(const Graph& src, bool with_values) : src_(src), with_values_(with_values) {
     g_.entry = src.entry + "_error_bound";
-    for (const ParamInfo& p : src.params) g_.params.push_back(ParamInfo{p.name, Type{DType::F64, p.type.shape}});
+    for (const ParamInfo& p : src.params) g_.params.push_back(ParamInfo{p.name, Type{bound_dtype(p.type.dtype), p.type.shape}});
   }
 
   Graph build() {
@@ -46,21 +48,27 @@ class BoundBuilder {
       bound_.push_back(bound_of(i));
     }
     for (NodeId o : src_.outputs) g_.outputs.push_back(bound_[o] >= 0 ? bound_[o] : zeros(src_[o].type.shape));
+    if (with_values_)
+      for (NodeId o : src_.outputs) g_.outputs.push_back(value_[o]);
     return compact(g_);
   }
 
  private:
-  // The value of source node i, recomputed in f64 (bools stay bool).
+  // The value of source node i, recomputed in f64 (bools stay bool; integer
+  // values are exact in f64).
   NodeId copy_value(NodeId i) {
     const Node& n = src_[i];
     Node c = n;
     for (NodeId& a : c.args) a = value_[a];
     if (n.op == Op::Param) return param(g_, static_cast<int>(n.attrs.ints[0]));
     if (n.op == Op::Cast) {
-      DType to = n.type.dtype == DType::Bool || is_integer(n.type.dtype) ? n.type.dtype : DType::F64;
-      return cast(g_, c.args[0], to);
+      NodeId x = c.args[0];
+      if (n.type.dtype == DType::Bool) return cast(g_, x, DType::Bool);
+      if (is_integer(n.type.dtype)) return cast(g_, cast(g_, x, DType::I64), DType::F64);  // truncates
+      // Round as the reference does, then carry the value in f64.
+      return cast(g_, cast(g_, x, n.type.dtype), DType::F64);
     }
-    if (n.type.dtype != DType::Bool) c.type.dtype = DType::F64;
+    c.type.dtype = bound_dtype(n.type.dtype);
     return g_.make(std::move(c));
   }
 
@@ -236,19 +244,38 @@ class BoundBuilder {
   }
 
   const Graph& src_;
+  const bool with_values_;
   Graph g_;
   std::vector<NodeId> value_, bound_;
 };
 
 }  // namespace
 
-Graph error_bound_graph(const Graph& g) { return BoundBuilder(g).build(); }
+Graph error_bound_graph(const Graph& g) { return BoundBuilder(g, /*with_values=*/false).build(); }
+
+namespace {
+std::vector<Tensor> evaluate_bound_graph(const Graph& b, const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> in64 = inputs;
+  for (Tensor& t : in64) t.type.dtype = bound_dtype(t.type.dtype);
+  return interpret(b, in64);
+}
+}  // namespace
 
 std::vector<Tensor> error_bounds(const Graph& g, const std::vector<Tensor>& inputs) {
-  Graph b = error_bound_graph(g);
-  std::vector<Tensor> in64 = inputs;
-  for (Tensor& t : in64) t.type.dtype = DType::F64;
-  return interpret(b, in64);
+  return evaluate_bound_graph(error_bound_graph(g), inputs);
+}
+
+ReferenceWithBounds reference_with_bounds(const Graph& g, const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> all = evaluate_bound_graph(BoundBuilder(g, /*with_values=*/true).build(), inputs);
+  ReferenceWithBounds r;
+  const size_t n = g.outputs.size();
+  for (size_t j = 0; j < n; ++j) {
+    r.bounds.push_back(std::move(all[j]));
+    Tensor v = std::move(all[n + j]);
+    v.type = g[g.outputs[j]].type;  // the values were carried in f64 (bools as bool)
+    r.reference.push_back(std::move(v));
+  }
+  return r;
 }
 
 double element_budget(double bound) { return 2 * bound + std::ldexp(1.0, -126); }

@@ -36,6 +36,13 @@ namespace axon::verify {
 /// The first-order error bound E for every output of `g` on `inputs`.
 std::vector<Tensor> error_bounds(const ir::Graph& g, const std::vector<Tensor>& inputs);
 
+/// The reference values (as interpret() returns them) and their bounds, from
+/// one evaluation: the bound graph carries the values it needs anyway.
+struct ReferenceWithBounds {
+  std::vector<Tensor> reference, bounds;
+};
+ReferenceWithBounds reference_with_bounds(const ir::Graph& g, const std::vector<Tensor>& inputs);
+
 /// The graph that computes those bounds (its outputs are E per output of g);
 /// exposed so that tests and `axon explain` can show it.
 ir::Graph error_bound_graph(const ir::Graph& g);

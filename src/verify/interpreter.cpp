@@ -141,51 +141,73 @@ class Evaluator {
     return out;
   }
 
-  // Affine operands: running offsets instead of index vectors.
+  // Affine operands: running offsets instead of index vectors. The output
+  // odometer carries one flat offset per operand, updated as it advances.
   Tensor eval_affine(const Node& n, const std::vector<const Tensor*>& args, Tensor out) {
     ReductionDomain dom = reduction_domain(g_, n);
-    int orank = n.type.rank(), rrank = static_cast<int>(dom.extents.size());
+    const int orank = n.type.rank(), rrank = static_cast<int>(dom.extents.size());
+    const size_t nargs = args.size();
     std::vector<AffineAccess> acc;
-    for (size_t k = 0; k < args.size(); ++k) acc.push_back(affine_access(g_, n, static_cast<int>(k), orank, rrank));
+    for (size_t k = 0; k < nargs; ++k) acc.push_back(affine_access(g_, n, static_cast<int>(k), orank, rrank));
     int64_t red_count = 1;
     for (int64_t e : dom.extents) red_count *= e;
-    std::vector<int64_t> o(orank, 0), r(rrank, 0);
-    std::vector<Real> v(args.size());
-    const bool plain_sum = dom.combine == Combine::Sum && n.op == Op::ReduceSum && rrank == 1;
-    size_t f = 0;
-    do {
-      std::vector<int64_t> off(args.size());
-      for (size_t k = 0; k < args.size(); ++k) {
-        off[k] = acc[k].base;
-        for (int a = 0; a < orank; ++a) off[k] += acc[k].oc[a] * o[a];
+    std::vector<Real> v(nargs);
+    const int64_t total = n.type.numel();
+
+    // Elementwise over operands of the output's own layout: offsets are f.
+    std::vector<int64_t> ostrides = row_major_strides(n.type.shape);
+    bool same_layout = rrank == 0;
+    for (size_t k = 0; k < nargs && same_layout; ++k) same_layout = acc[k].base == 0 && acc[k].oc == ostrides;
+    if (same_layout) {
+      for (int64_t f = 0; f < total; ++f) {
+        for (size_t k = 0; k < nargs; ++k) v[k] = Real{args[k]->data[f]};
+        out.data[f] = body<Real>(n, v, Real{}).v;
       }
+      return out;
+    }
+
+    std::vector<int64_t> o(orank, 0), r(rrank, 0), off(nargs), roff(nargs);
+    for (size_t k = 0; k < nargs; ++k) off[k] = acc[k].base;
+    const bool plain_sum = n.op == Op::ReduceSum && rrank == 1;
+    for (int64_t f = 0; f < total; ++f) {
       if (rrank == 0) {
-        for (size_t k = 0; k < args.size(); ++k) v[k] = Real{args[k]->data[off[k]]};
-        out.data[f++] = body<Real>(n, v, Real{}).v;
-        continue;
-      }
-      if (plain_sum) {  // the common row sum, without the generic fold
-        double s = 0;
+        for (size_t k = 0; k < nargs; ++k) v[k] = Real{args[k]->data[off[k]]};
+        out.data[f] = body<Real>(n, v, Real{}).v;
+      } else if (plain_sum) {  // the common row sum, without the generic fold
+        double sum = 0;
         const double* p = args[0]->data.data() + off[0];
-        int64_t step = acc[0].rc[0];
-        for (int64_t i = 0; i < dom.extents[0]; ++i) s += p[i * step];
-        out.data[f++] = s;
-        continue;
-      }
-      Real a = combine_identity<Real>(dom.combine, Real{});
-      std::fill(r.begin(), r.end(), 0);
-      for (int64_t i = 0; i < red_count; ++i) {
-        for (size_t k = 0; k < args.size(); ++k) {
-          int64_t p = off[k];
-          for (int b = 0; b < rrank; ++b) p += acc[k].rc[b] * r[b];
-          v[k] = Real{args[k]->data[p]};
+        const int64_t step = acc[0].rc[0];
+        for (int64_t i = 0; i < dom.extents[0]; ++i) sum += p[i * step];
+        out.data[f] = sum;
+      } else {
+        Real a = combine_identity<Real>(dom.combine, Real{});
+        std::fill(r.begin(), r.end(), 0);
+        roff = off;
+        for (int64_t i = 0; i < red_count; ++i) {
+          for (size_t k = 0; k < nargs; ++k) v[k] = Real{args[k]->data[roff[k]]};
+          a = combine_step(dom.combine, a, body<Real>(n, v, Real{}));
+          step_odometer(r, dom.extents, acc, roff, /*reduction=*/true);
         }
-        a = combine_step(dom.combine, a, body<Real>(n, v, Real{}));
-        advance(r, dom.extents);
+        out.data[f] = a.v;
       }
-      out.data[f++] = a.v;
-    } while (advance(o, n.type.shape));
+      step_odometer(o, n.type.shape, acc, off, /*reduction=*/false);
+    }
     return out;
+  }
+
+  // Advances `idx` over `ext` in row-major order and moves each operand's
+  // flat offset along (by its output or reduction coefficients).
+  static void step_odometer(std::vector<int64_t>& idx, const Shape& ext, const std::vector<AffineAccess>& acc,
+                            std::vector<int64_t>& off, bool reduction) {
+    for (int a = static_cast<int>(idx.size()) - 1; a >= 0; --a) {
+      const bool wrap = ++idx[a] == ext[a];
+      for (size_t k = 0; k < acc.size(); ++k) {
+        int64_t c = reduction ? acc[k].rc[a] : acc[k].oc[a];
+        off[k] += wrap ? -c * (ext[a] - 1) : c;
+      }
+      if (!wrap) return;
+      idx[a] = 0;
+    }
   }
 
   // Einsum with the last output axis innermost: for each leading output
@@ -218,7 +240,13 @@ class Evaluator {
           pa += A.rc[i] * r[i];
           pb += B.rc[i] * r[i];
         }
-        for (int64_t j = 0; j < width; ++j) row[j] += a[pa + j * sa] * b[pb + j * sb];
+        if (sa == 0 && sb == 1) {  // the matmul case: a scalar times a row of b
+          const double av = a[pa];
+          const double* br = b + pb;
+          for (int64_t j = 0; j < width; ++j) row[j] += av * br[j];
+        } else {
+          for (int64_t j = 0; j < width; ++j) row[j] += a[pa + j * sa] * b[pb + j * sb];
+        }
         advance(r, dom.extents);
       }
       row += width;

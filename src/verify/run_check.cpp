@@ -36,8 +36,9 @@ RunCheck run_and_check(const ir::Graph& g, const runtime::LoadedKernel& kernel, 
   RunCheck r;
   r.inputs = random_inputs(g, seed);
   auto t0 = std::chrono::steady_clock::now();
-  r.reference = interpret(g, r.inputs);
-  r.bounds = error_bounds(g, r.inputs);
+  ReferenceWithBounds rb = reference_with_bounds(g, r.inputs);
+  r.reference = std::move(rb.reference);
+  r.bounds = std::move(rb.bounds);
   r.interpreter_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   KernelBuffers b = make_buffers(g, r.inputs);
   kernel.call(b.pointers());

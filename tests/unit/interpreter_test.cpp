@@ -123,3 +123,29 @@ TEST(interpreter, Bf16RoundsOnceFromDouble) {
   EXPECT_EQ(axon::verify::round_to_bf16(1 + std::ldexp(1.0, -8)), 1.0);  // a tie goes to even
   EXPECT_EQ(axon::verify::round_to_bf16(3.0), 3.0);
 }
+
+TEST(error_budget, CombinedEvaluationMatchesTheInterpreter) {
+  Graph g;
+  g.params = {{"a", {DType::F32, {3, 4}}}, {"m", {DType::Bool, {3, 4}}}};
+  NodeId a = param(g, 0);
+  NodeId e = unary(g, Op::Exp, a);
+  NodeId w = select(g, param(g, 1), e, a);
+  NodeId s = reduce(g, Op::ReduceSum, cast(g, w, DType::F64), {1});
+  g.outputs = {cast(g, s, DType::F32), w, reduce(g, Op::ReduceSum, cast(g, param(g, 1), DType::I64), {1})};
+  std::vector<double> av(12), mv(12);
+  for (int i = 0; i < 12; ++i) {
+    av[i] = 0.1 * i - 0.5;
+    mv[i] = i % 3 == 0;
+  }
+  std::vector<Tensor> in = {t({3, 4}, av), Tensor{Type{DType::Bool, {3, 4}}, mv}};
+  auto ref = axon::verify::interpret(g, in);
+  auto rb = axon::verify::reference_with_bounds(g, in);
+  auto bounds = axon::verify::error_bounds(g, in);
+  ASSERT_EQ(rb.reference.size(), 3u);
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_EQ(rb.reference[j].data, ref[j].data) << "output " << j;
+    EXPECT_EQ(rb.reference[j].type, ref[j].type) << "output " << j;
+    EXPECT_EQ(rb.bounds[j].data, bounds[j].data) << "output " << j;
+  }
+  EXPECT_EQ(ref[2].data, (std::vector<double>{2, 1, 1}));
+}
