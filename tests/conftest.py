@@ -260,3 +260,19 @@ def differential_check(spec_path, dump_dir, extra_args=(), seed=1, timeout=600, 
         tag = re.match(r"\[[^\]]+\]", problems[0]).group(0)
         raise AssertionError(f"{tag} {spec_path}:\n" + "\n".join(problems))
     return report
+
+
+# --------------------------------------------------------------------------
+# Early starts: a test module may define start_background(items), called once
+# with its selected test items when collection ends, so that slow `axon run`s
+# proceed while other tests run.
+
+
+def pytest_collection_finish(session):
+    by_module = {}
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if module is not None and hasattr(module, "start_background"):
+            by_module.setdefault(module, []).append(item)
+    for module, items in by_module.items():
+        module.start_background(items)

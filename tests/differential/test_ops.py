@@ -66,6 +66,7 @@ CASES = [
     ("where_bool_param", 'c: "bool[3, 5]", x: "f32[3, 5]", y: "f32[5]"', "return np.where(c, x, y)"),
     ("where_broadcast_cond", 'c: "bool[5]", x: "f32[3, 1]"', "return np.where(c, x, -x)"),
     ("where_scalars", 'x: "f32[3, 5]"', "return np.where(x < 0.25, -1.0, 2.0)"),
+    ("where_float_condition", 'x: "f32[3, 5]", y: "f32[3, 5]"', "return np.where(np.floor(x), x, y)"),
     ("where_inf", 'x: "f32[3, 5]"', "return np.where(x < 0.0, -np.inf, x)"),
     # ---- powers with constant exponents
     ("pow_2", 'x: "f32[3, 5]"', "return x ** 2"),
@@ -196,7 +197,7 @@ CASES = [
      "i = np.arange(5)\nreturn np.where(i[:, None] >= i[None, :], x, 0.0)"),
     # ---- astype
     ("astype_bool_to_float", 'x: "f32[3, 5]", y: "f32[5]"', "return (x > 0).astype(np.float32) * y"),
-    ("astype_same", 'x: "f32[3, 5]"', "return x.astype(np.float32) * 3.0"),
+    ("astype_same", 'x: "f32[3, 5]"', "return x.astype(np.float32)"),
     ("astype_f64", 'x: "f32[3, 5]"', "return x.astype(np.float64) * 0.1"),
     ("astype_int_truncates", 'x: "f32[3, 5]"', "return (x * 10.0).astype(np.int32)"),
     ("astype_f16_last", 'x: "f32[3, 5]"', "return (x * 3.0).astype(np.float16)"),
@@ -339,7 +340,13 @@ def test_op(text, extra, tmp_path):
     spec.write_text(text)
     try:
         conftest.differential_check(spec, tmp_path / "dump", extra_args=extra, timeout=120)
+        return
     except conftest.Unsupported as e:
-        pytest.skip(str(e))
+        gap = str(e)
+        failure = None
     except AssertionError as e:
-        pytest.fail(f"{e}\n--- spec ---\n{text}", pytrace=False)
+        gap = None
+        failure = str(e)
+    if gap:
+        pytest.skip(gap)
+    pytest.fail(f"{failure}\n--- spec ---\n{text}", pytrace=False)
