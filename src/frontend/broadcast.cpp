@@ -20,7 +20,9 @@ NodeId ArrayBuilder::note(NodeId id, const SourceLoc& at) {
 }
 
 NodeId ArrayBuilder::scalar(double value, DType d, const SourceLoc& at) {
-  return note(ir::constant(g_, round_to_dtype(value, d), d), at);
+  // Float constants keep their exact value: the reference is the real-number
+  // meaning, and the error budget charges the kernel for rounding them.
+  return note(ir::constant(g_, ir::is_float(d) ? value : round_to_dtype(value, d), d), at);
 }
 
 NodeId ArrayBuilder::fill(const Shape& s, double value, DType d, const SourceLoc& at) {
