@@ -13,7 +13,7 @@ def constant_folding(x: "f32[8]"):
 
 # CHECK: func constant_folding(x: f32[8]) -> (f32[8]) {
 # CHECK: %0: f32[8] = param() {index = 0, name = "x"}
-# CHECK: %1: f32[] = constant() {value = 0.1352337747812271}
+# CHECK: %1: f32[] = constant() {value = 0.1352337788608801}
 # CHECK: %2: f32[1] = reshape(%1)
 # CHECK: %3: f32[8] = broadcast(%2)
 # CHECK: %4: f32[8] = mul(%0, %3)
