@@ -50,15 +50,19 @@ class ArrayBuilder {
   std::string type_of(NodeId id) const { return ir::type_str(type(id)); }
 
   // ---- leaves, casts, broadcasting (broadcast.cpp)
-  /// A 0-d constant holding `value` rounded to `d`.
-  NodeId scalar(double value, DType d, const SourceLoc& at);
+  /// A 0-d constant. Constants mean the real number written (the IR's
+  /// meaning is real arithmetic; rounding is the kernel's error budget), so a
+  /// Python float adopting f32 keeps its full value; `cast` rounds it to `d`
+  /// as an explicit dtype request (np.float32(0.1), dtype=...) does in numpy.
+  /// Integer dtypes truncate and bool tests against zero either way.
+  NodeId scalar(double value, DType d, const SourceLoc& at, bool cast = false);
   /// `value` everywhere in an array of shape `s`.
-  NodeId fill(const Shape& s, double value, DType d, const SourceLoc& at);
+  NodeId fill(const Shape& s, double value, DType d, const SourceLoc& at, bool cast = false);
   NodeId iota(const Shape& s, int axis, DType d, const SourceLoc& at);
   NodeId cast(NodeId x, DType d, const SourceLoc& at);
   /// An array or a Python scalar as an array of dtype `d` (a Python int that
   /// does not fit an integer `d` is numpy's overflow error).
-  NodeId to_tensor(const Value& v, DType d, const SourceLoc& at);
+  NodeId to_tensor(const Value& v, DType d, const SourceLoc& at, bool cast = false);
   DTypeOperand dtype_operand(const Value& v) const;
   DType result_type(const std::vector<Value>& vs) const;
   /// numpy's broadcast of the operands' shapes; the error names every operand's type.

@@ -19,14 +19,15 @@ NodeId ArrayBuilder::note(NodeId id, const SourceLoc& at) {
   return id;
 }
 
-NodeId ArrayBuilder::scalar(double value, DType d, const SourceLoc& at) {
+NodeId ArrayBuilder::scalar(double value, DType d, const SourceLoc& at, bool cast) {
   // Float constants keep their exact value: the reference is the real-number
-  // meaning, and the error budget charges the kernel for rounding them.
-  return note(ir::constant(g_, ir::is_float(d) ? value : round_to_dtype(value, d), d), at);
+  // meaning, and the error budget charges the kernel for rounding them. An
+  // explicit dtype request (np.float32(0.1), dtype=...) rounds, as numpy does.
+  return note(ir::constant(g_, ir::is_float(d) && !cast ? value : round_to_dtype(value, d), d), at);
 }
 
-NodeId ArrayBuilder::fill(const Shape& s, double value, DType d, const SourceLoc& at) {
-  return expand_to(scalar(value, d, at), s, at);
+NodeId ArrayBuilder::fill(const Shape& s, double value, DType d, const SourceLoc& at, bool cast) {
+  return expand_to(scalar(value, d, at, cast), s, at);
 }
 
 NodeId ArrayBuilder::iota(const Shape& s, int axis, DType d, const SourceLoc& at) {
@@ -40,7 +41,7 @@ NodeId ArrayBuilder::cast(NodeId x, DType d, const SourceLoc& at) {
   return note(ir::cast(g_, x, d), at);
 }
 
-NodeId ArrayBuilder::to_tensor(const Value& v, DType d, const SourceLoc& at) {
+NodeId ArrayBuilder::to_tensor(const Value& v, DType d, const SourceLoc& at, bool cast_value) {
   if (v.is_tensor()) return cast(v.node, d, at);
   AXON_CHECK(v.is_scalar()) << "to_tensor of a non-scalar";
   if (v.kind == ValueKind::Int && ir::is_integer(d)) {
@@ -49,7 +50,7 @@ NodeId ArrayBuilder::to_tensor(const Value& v, DType d, const SourceLoc& at) {
     if (std::abs(static_cast<double>(v.i)) > 9007199254740992.0)
       fail_unsupported_at(at, "integer constant " + std::to_string(v.i) + " is beyond 2**53 and cannot be held exactly");
   }
-  return scalar(v.as_double(), d, at);
+  return scalar(v.as_double(), d, at, cast_value);
 }
 
 DTypeOperand ArrayBuilder::dtype_operand(const Value& v) const {

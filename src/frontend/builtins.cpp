@@ -75,7 +75,8 @@ Value Lowerer::call_builtin(const std::string& name, const CallArgs& args, const
   if (kRefusedBuiltins.count(name)) fail_unsupported_at(at, "the builtin " + name + "() is not supported in specs");
   auto only_positional = [&](size_t lo, size_t hi) {
     if (!args.keywords.empty())
-      fail_at(args.keywords[0].second.loc, name + "() got an unexpected keyword argument '" + args.keywords[0].first + "'");
+      fail_at(args.keywords[0].second.keyword_loc(),
+              name + "() got an unexpected keyword argument '" + args.keywords[0].first + "'");
     size_t n = args.positional.size();
     if (n < lo || n > hi)
       fail_at(at, name + "() takes " + (lo == hi ? std::to_string(lo) : "from " + std::to_string(lo) + " to " +
@@ -226,11 +227,11 @@ Value Lowerer::call_method(const std::string& name, const Value& self, const Cal
   if (name == "reshape") {
     for (const auto& [kw, arg] : args.keywords) {
       if (kw == "order" || kw == "copy") {
-        BoundArgs b(fname, CallArgs{{}, {{kw, arg}}}, {"*order", "*copy"}, 0, at, graph_);
+        BoundArgs b(fname, CallArgs{{}, {{kw, arg}}}, {"*order", "*copy"}, 0, at);
         b.require_none(kw, graph_);
         continue;
       }
-      if (kw != "shape") fail_at(arg.loc, "reshape() got an unexpected keyword argument '" + kw + "'");
+      if (kw != "shape") fail_at(arg.keyword_loc(), "reshape() got an unexpected keyword argument '" + kw + "'");
       return Value::tensor(ab_.reshape(x, as_int_list(arg.value, arg.loc, "shape"), at));
     }
     if (args.positional.empty()) fail_at(at, "reshape() takes at least one argument (the new shape)");
@@ -238,18 +239,18 @@ Value Lowerer::call_method(const std::string& name, const Value& self, const Cal
   }
   if (name == "transpose") {
     if (!args.keywords.empty())
-      fail_at(args.keywords[0].second.loc, "transpose() takes no keyword arguments");
+      fail_at(args.keywords[0].second.keyword_loc(), "transpose() takes no keyword arguments");
     return Value::tensor(ab_.transpose(x, int_varargs("axes"), at));
   }
   if (name == "swapaxes") {
-    BoundArgs b(fname, args, {"axis1", "axis2"}, 2, at, graph_);
+    BoundArgs b(fname, args, {"axis1", "axis2"}, 2, at);
     int rank = ab_.type(x).rank();
     int64_t a1 = ab_.normalize_axis(as_int(b.get("axis1"), b.loc("axis1"), "axis1"), rank, b.loc("axis1"));
     int64_t a2 = ab_.normalize_axis(as_int(b.get("axis2"), b.loc("axis2"), "axis2"), rank, b.loc("axis2"));
     return Value::tensor(ab_.swapaxes(x, a1, a2, at));
   }
   if (name == "astype") {
-    BoundArgs b(fname, args, {"dtype", "order", "casting", "subok", "copy"}, 1, at, graph_);
+    BoundArgs b(fname, args, {"dtype", "order", "casting", "subok", "copy"}, 1, at);
     b.require_none("order", graph_);
     return Value::tensor(ab_.cast(x, *as_dtype(b.get("dtype"), b.loc("dtype")), at));
   }
@@ -258,18 +259,18 @@ Value Lowerer::call_method(const std::string& name, const Value& self, const Cal
       {"min", NpReduce::Min}, {"var", NpReduce::Var},   {"std", NpReduce::Std}};
   if (auto r = kReductions.find(name); r != kReductions.end()) return reduction(r->second, fname, &self, args, at);
   if (name == "copy" || name == "ravel" || name == "flatten") {
-    BoundArgs b(fname, args, {"order"}, 0, at, graph_);
+    BoundArgs b(fname, args, {"order"}, 0, at);
     b.require_none("order", graph_);
     return name == "copy" ? self : Value::tensor(ab_.reshape(x, {-1}, at));
   }
   if (name == "squeeze") {
-    BoundArgs b(fname, args, {"axis"}, 0, at, graph_);
+    BoundArgs b(fname, args, {"axis"}, 0, at);
     if (!b.has("axis")) return Value::tensor(ab_.squeeze(x, nullptr, at));
     std::vector<int64_t> axes = as_int_list(b.get("axis"), b.loc("axis"), "axis");
     return Value::tensor(ab_.squeeze(x, &axes, b.loc("axis")));
   }
   if (name == "clip") {
-    BoundArgs b(fname, args, {"min", "max", "out"}, 0, at, graph_);
+    BoundArgs b(fname, args, {"min", "max", "out"}, 0, at);
     b.require_none("out", graph_);
     auto bound = [&](const char* p) {
       return b.has(p) ? as_operand(b.get(p), b.loc(p), fname) : Value::none();
@@ -277,7 +278,7 @@ Value Lowerer::call_method(const std::string& name, const Value& self, const Cal
     return clip(self, bound("min"), bound("max"), at, fname);
   }
   if (name == "dot") {
-    BoundArgs b(fname, args, {"b", "out"}, 1, at, graph_);
+    BoundArgs b(fname, args, {"b", "out"}, 1, at);
     b.require_none("out", graph_);
     return Value::tensor(ab_.dot(x, as_array(b.get("b"), b.loc("b")), at));
   }
@@ -288,7 +289,7 @@ Value Lowerer::call_method(const std::string& name, const Value& self, const Cal
 Value Lowerer::call_dtype(const Value& dtype, const CallArgs& args, const SourceLoc& at) {
   std::string fname = dtype.python_type ? (dtype.dtype == DType::F64 ? "float" : dtype.dtype == DType::I64 ? "int" : "bool")
                                         : std::string("np.") + numpy_dtype_name(dtype.dtype);
-  BoundArgs b(fname, args, {"x"}, 0, at, graph_);
+  BoundArgs b(fname, args, {"x"}, 0, at);
   Value x = b.has("x") ? b.get("x") : Value::integer(0);
   const SourceLoc& xl = b.loc("x");
   if (dtype.python_type) {
@@ -316,7 +317,7 @@ Value Lowerer::call_dtype(const Value& dtype, const CallArgs& args, const Source
   if (x.is_tensor() || x.is_sequence()) return Value::tensor(as_array(x, xl, dtype.dtype));
   if (!x.is_scalar()) fail_at(xl, fname + "() cannot convert " + describe(x, graph_));
   // A numpy scalar is a strongly typed 0-d array.
-  return Value::tensor(ab_.to_tensor(x, dtype.dtype, xl));
+  return Value::tensor(ab_.to_tensor(x, dtype.dtype, xl, /*cast=*/true));
 }
 
 }  // namespace axon::frontend

@@ -5,7 +5,7 @@
 namespace axon::frontend {
 
 BoundArgs::BoundArgs(const std::string& fname, const CallArgs& args, const std::vector<std::string>& params,
-                     size_t required, const SourceLoc& at, const ir::Graph& g)
+                     size_t required, const SourceLoc& at)
     : fname_(fname), at_(at) {
   size_t positional = 0;
   for (const std::string& p : params)
@@ -19,13 +19,12 @@ BoundArgs::BoundArgs(const std::string& fname, const CallArgs& args, const std::
     std::string key;
     for (const std::string& p : params)
       if (p == name || (p[0] == '*' && p.substr(1) == name)) key = p;
-    if (key.empty()) fail_at(arg.loc, fname + "() got an unexpected keyword argument '" + name + "'");
-    if (bound_.count(key)) fail_at(arg.loc, fname + "() got multiple values for argument '" + name + "'");
+    if (key.empty()) fail_at(arg.keyword_loc(), fname + "() got an unexpected keyword argument '" + name + "'");
+    if (bound_.count(key)) fail_at(arg.keyword_loc(), fname + "() got multiple values for argument '" + name + "'");
     bound_[key] = arg;
   }
   for (size_t k = 0; k < required; ++k)
     if (!bound_.count(params[k])) fail_at(at, fname + "() missing required argument '" + params[k] + "'");
-  (void)g;
 }
 
 namespace {
@@ -87,7 +86,7 @@ std::optional<DType> Lowerer::as_dtype(const Value& v, const SourceLoc& at) {
 
 NodeId Lowerer::as_array(const Value& v, const SourceLoc& at, std::optional<DType> dtype) {
   if (v.is_tensor()) return dtype ? ab_.cast(v.node, *dtype, at) : v.node;
-  if (v.is_scalar()) return ab_.to_tensor(v, dtype ? *dtype : ab_.result_type({v}), at);
+  if (v.is_scalar()) return ab_.to_tensor(v, dtype ? *dtype : ab_.result_type({v}), at, dtype.has_value());
   if (v.is_sequence()) {
     if (v.items.empty()) fail_unsupported_at(at, "empty arrays are not supported");
     // np.array treats Python scalars inside a list as their default dtypes.

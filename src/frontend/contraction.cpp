@@ -225,7 +225,10 @@ NodeId ArrayBuilder::einsum(const std::string& subscripts_in, const std::vector<
   if (ops.size() == 1) {
     const std::string& l = labels[0];
     std::set<char> distinct(l.begin(), l.end());
-    if (distinct.size() != l.size()) fail_unsupported_at(at, "einsum: diagonals of a single operand are not supported");
+    if (distinct.size() != l.size()) {
+      // A diagonal needs the contraction itself: pair the operand with a 0-d one.
+      return contract(l, ops[0], "", scalar(1, type(ops[0]).dtype, at), out, at);
+    }
     std::vector<int64_t> axes;
     std::string rest;
     for (size_t i = 0; i < l.size(); ++i) {

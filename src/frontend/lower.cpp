@@ -227,8 +227,8 @@ Value Lowerer::call_function(const FuncDef& f, const CallArgs& args, const Sourc
   for (const auto& [name, arg] : args.keywords) {
     bool known = false;
     for (const Param& p : f.params) known |= p.name == name;
-    if (!known) fail_at(arg.loc, f.name + "() got an unexpected keyword argument '" + name + "'");
-    if (bound.count(name)) fail_at(arg.loc, f.name + "() got multiple values for argument '" + name + "'");
+    if (!known) fail_at(arg.keyword_loc(), f.name + "() got an unexpected keyword argument '" + name + "'");
+    if (bound.count(name)) fail_at(arg.keyword_loc(), f.name + "() got multiple values for argument '" + name + "'");
     bound[name] = arg.value;
   }
   std::vector<std::string> missing;

@@ -176,7 +176,7 @@ Value Lowerer::eval(const Expr& e, Scope& scope) {
           fail_at(a.items[0]->loc, "argument after * must be an iterable, not " + describe(seq, graph_));
         }
       }
-      for (const Keyword& kw : e.keywords) args.keywords.push_back({kw.name, Arg{eval(*kw.value, scope), kw.value->loc}});
+      for (const Keyword& kw : e.keywords) args.keywords.push_back({kw.name, Arg{eval(*kw.value, scope), kw.value->loc, kw.loc}});
       // Errors about the call as a whole point at the name of what is called.
       SourceLoc at = callee_expr.kind == ExprKind::Attribute ? callee_expr.op_loc : callee_expr.loc;
       return call(callee, args, at);
@@ -290,7 +290,13 @@ Value Lowerer::binary_op(const std::string& op, const Value& a_in, const Value& 
                                   ") is not supported; the exponent must be a constant");
     return ab_.power(a, b, at);
   }
-  if (op == "<<" || op == ">>") fail_unsupported_at(at, "shifts on arrays are not supported");
+  if (op == "<<" || op == ">>") {
+    DType dt = ab_.result_type({a, b});
+    if (ir::is_float(dt))
+      fail_at(at, "operator " + op + " needs bool or integer operands, got " + describe(a, graph_) + " and " +
+                      describe(b, graph_));
+    fail_unsupported_at(at, "shifts on " + std::string(numpy_dtype_name(dt)) + " arrays are not supported");
+  }
   auto it = operator_table().find(op);
   AXON_CHECK(it != operator_table().end()) << "unknown operator " << op;
   return ab_.binary(it->second, a, b, at, op);

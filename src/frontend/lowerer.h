@@ -28,7 +28,9 @@ struct Scope {
 
 struct Arg {
   Value value;
-  SourceLoc loc;
+  SourceLoc loc;       // where the value was written
+  SourceLoc name_loc;  // a keyword argument: where its name was written
+  const SourceLoc& keyword_loc() const { return name_loc.valid() ? name_loc : loc; }
 };
 
 struct CallArgs {
@@ -42,7 +44,7 @@ class BoundArgs {
   /// `params` in positional order; the first `required` must be given.
   /// A parameter spelled with a leading '*' is keyword-only.
   BoundArgs(const std::string& fname, const CallArgs& args, const std::vector<std::string>& params, size_t required,
-            const SourceLoc& at, const ir::Graph& g);
+            const SourceLoc& at);
   bool has(const std::string& name) const;
   /// The argument, or None when absent.
   const Value& get(const std::string& name) const;

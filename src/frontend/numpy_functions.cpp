@@ -128,7 +128,7 @@ Value Lowerer::reduction(NpReduce kind, const std::string& fname, const Value* s
     if (spread && std::string(p) == "out") params.push_back("ddof");
   }
   for (const char* p : {"*initial", "*where", "*mean", "*correction"}) params.push_back(p);
-  BoundArgs b(fname, args, params, self ? 0 : 1, at, graph_);
+  BoundArgs b(fname, args, params, self ? 0 : 1, at);
   for (const char* p : {"out", "initial", "where", "mean", "correction"}) b.require_none(p, graph_);
   NodeId x = self ? self->node : as_array(b.get("a"), b.loc("a"));
   std::optional<DType> dtype = b.has("dtype") ? as_dtype(b.get("dtype"), b.loc("dtype")) : std::nullopt;
@@ -154,7 +154,7 @@ Value Lowerer::clip(const Value& a, const Value& lo, const Value& hi, const Sour
 Value Lowerer::call_numpy(const std::string& name, const CallArgs& args, const SourceLoc& at) {
   const std::string fname = "np." + name;
   auto bind = [&](std::vector<std::string> params, size_t required) {
-    return BoundArgs(fname, args, params, required, at, graph_);
+    return BoundArgs(fname, args, params, required, at);
   };
   auto array_arg = [&](const BoundArgs& b, const std::string& p) { return as_array(b.get(p), b.loc(p)); };
   auto int_arg = [&](const BoundArgs& b, const std::string& p, int64_t dflt) {
@@ -337,7 +337,7 @@ Value Lowerer::call_numpy(const std::string& name, const CallArgs& args, const S
     if (!fill.is_scalar()) fail_unsupported_at(b.loc("fill_value"), "np.full with a non-scalar fill value is not supported");
     std::optional<DType> dt = dtype_arg(b, "dtype");
     DType d = dt ? *dt : full ? ab_.result_type({fill}) : DType::F64;
-    return Value::tensor(ab_.fill(Shape(s.begin(), s.end()), fill.as_double(), d, at));
+    return Value::tensor(ab_.fill(Shape(s.begin(), s.end()), fill.as_double(), d, at, dt.has_value()));
   }
   if (name == "zeros_like" || name == "ones_like" || name == "full_like") {
     bool full = name == "full_like";
@@ -354,7 +354,7 @@ Value Lowerer::call_numpy(const std::string& name, const CallArgs& args, const S
     Value fill = full ? b.get("fill_value") : Value::integer(name == "ones_like");
     if (!fill.is_scalar()) fail_unsupported_at(b.loc("fill_value"), "a non-scalar fill value is not supported");
     std::optional<DType> dt = dtype_arg(b, "dtype");
-    return Value::tensor(ab_.fill(s, fill.as_double(), dt ? *dt : ab_.type(x).dtype, at));
+    return Value::tensor(ab_.fill(s, fill.as_double(), dt ? *dt : ab_.type(x).dtype, at, dt.has_value()));
   }
   if (name == "arange") {
     BoundArgs b = bind({"start", "stop", "step", "dtype"}, 1);
@@ -415,7 +415,7 @@ Value Lowerer::call_numpy(const std::string& name, const CallArgs& args, const S
       if (kw == "optimize") continue;
       if (kw == "out" || kw == "dtype" || kw == "order" || kw == "casting")
         fail_unsupported_at(arg.loc, "np.einsum(" + kw + "=...) is not supported");
-      fail_at(arg.loc, "np.einsum() got an unexpected keyword argument '" + kw + "'");
+      fail_at(arg.keyword_loc(), "np.einsum() got an unexpected keyword argument '" + kw + "'");
     }
     std::vector<NodeId> ops;
     for (size_t k = 1; k < args.positional.size(); ++k)

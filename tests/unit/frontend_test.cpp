@@ -151,7 +151,8 @@ TEST(frontend, ConstantFolding) {
       "    scale = (0.1 * np.log(40.0) + 1.0) ** 2 / np.sqrt(192.0)\n"
       "    n = (7 // 2) % 3 + len(x.shape) * x.shape[-1]\n"
       "    return x * scale, x + n\n");
-  double want = static_cast<float>(std::pow(0.1 * std::log(40.0) + 1.0, 2) / std::sqrt(192.0));
+  // The IR keeps the exact value; the kernel rounds it (and its budget pays).
+  double want = std::pow(0.1 * std::log(40.0) + 1.0, 2) / std::sqrt(192.0);
   std::vector<double> constants;
   for (const ir::Node& n : s.graph.nodes())
     if (n.op == Op::Constant) constants.push_back(n.attrs.value);
@@ -159,6 +160,16 @@ TEST(frontend, ConstantFolding) {
   EXPECT_EQ(constants[0], want);
   EXPECT_EQ(constants[1], 4.0);  // (7 // 2) % 3 + 1 * 4
   EXPECT_EQ(out_type(s, 0), "f32[4]");
+}
+
+TEST(frontend, ExplicitDtypesRoundConstants) {
+  Spec s = parse("def f(x: \"f32[4]\"):\n    return x * 0.1, x * np.float32(0.1), x + np.full((4,), 0.1, dtype=np.float32)\n");
+  std::vector<double> constants;
+  for (const ir::Node& n : s.graph.nodes())
+    if (n.op == Op::Constant) constants.push_back(n.attrs.value);
+  ASSERT_EQ(constants.size(), 2u);  // the two explicitly typed ones are one node
+  EXPECT_EQ(constants[0], 0.1);
+  EXPECT_EQ(constants[1], static_cast<double>(0.1f));
 }
 
 TEST(frontend, Nep50Promotion) {
@@ -319,7 +330,7 @@ TEST(frontend, HelperCallErrors) {
                "g() missing 1 required positional argument: 'y'");
   expect_error("def g(x):\n    return g(x)\ndef f(x: \"f32[4]\"):\n    return g(x)\n", 3, 12, "recursive call to 'g'",
                {}, true);
-  expect_error("def g(x):\n    return x\ndef f(x: \"f32[4]\"):\n    return g(x, k=1)\n", 5, 19,
+  expect_error("def g(x):\n    return x\ndef f(x: \"f32[4]\"):\n    return g(x, k=1)\n", 5, 17,
                "unexpected keyword argument 'k'");
 }
 
@@ -341,6 +352,36 @@ TEST(frontend, UnsupportedStatements) {
 TEST(frontend, IndexErrors) {
   expect_error("def f(x: \"f32[3, 4]\"):\n    return x[3]\n", 3, 14, "index 3 is out of bounds for axis 0 with size 3");
   expect_error("def f(x: \"f32[3, 4]\"):\n    return x[0, 1, 2]\n", 3, 13, "too many indices for array");
+}
+
+TEST(frontend, PythonSurface) {
+  Spec s = parse(
+      "from numpy import exp as e_, float32\n"
+      "EPS = 1e-6\n"
+      "def helper(x, axis=None, scale=2.0):\n"
+      "    \"\"\"Docstring.\"\"\"\n"
+      "    ax = -1 if axis is None else axis\n"
+      "    assert x.ndim >= 1, \"needs an array\"\n"
+      "    return np.sum(x * scale, axis=ax, keepdims=True)\n"
+      "def f(x: \"f32[4, 6]\", s: \"f32[]\", t: \"f16\", k=3) -> \"f32[4, 3, 2]\":\n"
+      "    z = x.reshape(*x.shape[:-1], 3, -1)  # star-args\n"
+      "    w = e_(z) * float32(0.5) + s + np.e + float('-inf') * EPS\n"
+      "    return w / helper(z, axis=-2) + t.astype(np.float32) * k\n");
+  EXPECT_EQ(out_type(s), "f32[4, 3, 2]");
+  ASSERT_EQ(s.graph.params.size(), 3u);
+  EXPECT_EQ(ir::type_str(s.graph.params[1].type), "f32[]");
+  EXPECT_EQ(ir::type_str(s.graph.params[2].type), "f16[]");
+}
+
+TEST(frontend, ErrorsInsideHelpersNameTheCallChain) {
+  expect_error(
+      "def inner(a, b):\n    return a + b\ndef outer(a, b):\n    return inner(a, b) * 2\n"
+      "def f(x: \"f32[4]\", y: \"f32[5]\"):\n    return outer(x, y)\n",
+      3, 14, "do not broadcast (in inner, called at 5:12; outer, called at 7:12)");
+  expect_error("def f(x: \"f32[4]\") -> \"f32[5]\":\n    return x\n", 2, 23, "returns f32[4] but its annotation says f32[5]");
+  expect_error("def f(x: \"f32[4]\"):\n    assert x.shape[0] == 5, \"rows\"\n    return x\n", 3, 12,
+               "assertion failed: rows");
+  expect_error("def f(x: \"f32[4]\"):\n    return np.prod(x)\n", 3, 15, "np.prod is not supported", {}, true);
 }
 
 TEST(frontend, MainGuardIsSkipped) {
