@@ -1,7 +1,7 @@
 // axon: the command line. A thin layer over the library: parse flags, call
 // it, print text or JSON, turn errors into exit codes:
-//   0 success, 1 a user error (bad spec or usage), 2 an internal error of
-//   axon, 3 a kernel that failed its check.
+//   0 success (verify: accept), 1 a user error (bad spec or usage), 2 an
+//   internal error of axon, 3 a kernel that failed its check (verify: reject).
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -9,9 +9,12 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "codegen/c_like/naive_cpp.h"
 #include "frontend/spec.h"
+#include "gate/gate.h"
+#include "gate/report.h"
 #include "ir/printer.h"
 #include "runtime/compile_shared.h"
 #include "runtime/loaded_kernel.h"
@@ -182,6 +185,55 @@ int cmd_run(const Common& c, uint64_t seed, const std::string& dump_dir, bool no
   return r.ok() ? 0 : 3;
 }
 
+// A word as a POSIX shell reads it back.
+std::string shell_word(const std::string& w) {
+  bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") ==
+                                 std::string::npos;
+  if (plain) return w;
+  std::string q = "'";
+  for (char ch : w) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+struct VerifyFlags {
+  std::string kernel;
+  std::optional<uint64_t> seed;
+  std::string keep_dir;
+  double timeout_s = 0;
+  bool no_sanitizer = false, no_time = false;
+};
+
+int cmd_verify(const Common& c, const VerifyFlags& f) {
+  auto spec = load(c);
+  std::ifstream in(f.kernel, std::ios::binary);
+  if (!in) throw axon::Diagnostic(axon::SourceLoc{f.kernel, 0, 0}, "cannot read the kernel " + f.kernel);
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+
+  axon::gate::GateOptions o;
+  o.seed = f.seed;
+  o.call_timeout_s = f.timeout_s;
+  o.run_sanitizer = !f.no_sanitizer;
+  o.time_kernel = !f.no_time;
+  o.check_roofline = !f.no_time;
+  o.work_dir = f.keep_dir;
+  std::string replay = "axon verify " + shell_word(c.spec) + " " + shell_word(f.kernel);
+  if (!c.entry.empty()) replay += " --entry " + shell_word(c.entry);
+  for (const std::string& d : c.defines) replay += " -D " + shell_word(d);
+  o.replay_command = replay;
+
+  axon::gate::GateReport r = axon::gate::verify_kernel(spec.graph, source, o);
+  if (c.json) {
+    json j = axon::gate::report_json(r);
+    j["spec"] = c.spec;
+    j["kernel"] = f.kernel;
+    j["entry"] = spec.graph.entry;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << axon::gate::report_text(r);
+  }
+  return r.accepted ? 0 : 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -202,6 +254,16 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed, "seed of the random inputs");
   run->add_option("--dump", dump_dir, "write inputs, reference, bounds and outputs as .npy files here");
   run->add_flag("--no-time", no_time, "skip timing the kernel");
+  VerifyFlags vf;
+  uint64_t verify_seed = 0;
+  auto* verify = app.add_subcommand("verify", "judge an externally written kernel against the spec");
+  add_common(verify, common);
+  verify->add_option("kernel", vf.kernel, "the kernel's C++ source (the C ABI of kernel.h)")->required();
+  auto* seed_opt = verify->add_option("--seed", verify_seed, "seed of the battery (default: a fresh one)");
+  verify->add_option("--keep", vf.keep_dir, "build and run in this folder and keep it (logs, binaries, plan)");
+  verify->add_option("--timeout", vf.timeout_s, "seconds one call may take (default: from the roofline floor)");
+  verify->add_flag("--no-sanitizer", vf.no_sanitizer, "skip the AddressSanitizer/UBSan build");
+  verify->add_flag("--no-time", vf.no_time, "skip timing and the roofline check");
 
   try {
     app.parse(argc, argv);
@@ -215,6 +277,10 @@ int main(int argc, char** argv) {
     if (*check) return cmd_check(common);
     if (*compile) return cmd_compile(common, out_dir);
     if (*run) return cmd_run(common, seed, dump_dir, no_time);
+    if (*verify) {
+      if (seed_opt->count() > 0) vf.seed = verify_seed;
+      return cmd_verify(common, vf);
+    }
   } catch (const axon::Diagnostic& d) {
     std::ifstream f(d.loc().file);
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -95,6 +95,21 @@ class BoundBuilder {
     return bound_[src_operand] >= 0 ? bound_[src_operand] : zeros(src_[src_operand].type.shape);
   }
 
+  // Where a value is beyond the largest finite number of its dtype, a plain
+  // evaluation holds inf there, and what follows from it can land anywhere
+  // (x / (1 + exp(-x)) gives -0 for x = -89 in f32, where the reference is
+  // about -2e-37): E is infinite there, which promises nothing downstream.
+  NodeId unbounded_where_overflowing(NodeId e, NodeId v, DType dt) {
+    double top = dt == DType::F32 ? std::numeric_limits<float>::max()
+                 : dt == DType::F16 ? 65504.0
+                 : dt == DType::BF16 ? 0x1.fep127
+                                     : 0;
+    if (top == 0 || e < 0) return e;
+    Shape s = g_[v].type.shape;  // a copy: k() grows the node vector
+    NodeId over = binary(g_, Op::Gt, abs_(v), k(top, s));
+    return select(g_, over, k(std::numeric_limits<double>::infinity(), s), e);
+  }
+
   NodeId bound_of(NodeId i) {
     const Node& n = src_[i];
     const DType dt = n.type.dtype;
@@ -142,7 +157,7 @@ class BoundBuilder {
         NodeId e = -1;
         if (E(arg(0)) >= 0)
           e = mul(abs_(v), binary(g_, Op::Sub, unary(g_, Op::Exp, E(arg(0))), k(1, shape)));
-        return add(e, rounding(uf));
+        return unbounded_where_overflowing(add(e, rounding(uf)), v, dt);
       }
       case Op::Log: {
         NodeId e = E(arg(0)) >= 0 ? binary(g_, Op::Div, E(arg(0)), abs_(val(0))) : -1;

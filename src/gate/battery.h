@@ -1,0 +1,86 @@
+// The battery: which inputs the gate feeds a kernel, in which calls, and the
+// float64 references those calls are judged against.
+//
+// Input sets, all drawn from the seed (verify::random_inputs):
+//   0 normal        A, the set most checks compare against
+//   1 normal#2      B, a second draw of the same distribution
+//   2..6            shifted_mean, wide_range, large, ties, tiny
+//   7 small         normal * 1e-4: mean squares far below the epsilons of
+//                   normalisations, which exposes a misplaced epsilon
+//   8 large_mean    normal + 1000: a mean far above the spread, which
+//                   exposes cancelling one-pass variance formulas
+//   9..             one per parameter p: A with p's values taken from B
+//                   ("normal with p from normal#2"), to see each input matter
+// Calls (protocol.h layouts; "reuse" refills the previous call's buffers):
+//   0  A  after  fresh   the first answer
+//   1  B  after  reuse   same addresses, new data: a cache keyed by address shows
+//   2  A  after  fresh   fresh addresses after B: state left behind shows
+//   3  A  after  reuse   the identical call again: must agree bit for bit
+//   4  A  before fresh   underrun guard
+//   5.. one per other distribution, then one per mixed set, after, fresh
+// then the timing loop on A (fresh buffers). The sanitized build makes call 0
+// only, on the heap.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gate/gate.h"
+#include "gate/protocol.h"
+#include "verify/inputs.h"
+#include "verify/interpreter.h"
+
+namespace axon::gate {
+
+struct BatterySet {
+  std::string name;
+  std::string distribution;  // verify::distribution_name, "small" or "large_mean"
+  uint64_t seed = 0;
+  int varied_param = -1;  // mixed sets: the parameter taken from B
+  bool compared = false;  // judged against the reference (not the mixed sets)
+  std::vector<verify::Tensor> inputs;
+  std::vector<int> blocks;  // plan block of each parameter
+};
+
+/// Call indices of the fixed part of the battery.
+namespace call {
+inline constexpr int kFirst = 0, kOtherData = 1, kAfterOther = 2, kRepeat = 3, kUnderrun = 4, kDistributions = 5;
+}
+
+struct Battery {
+  std::vector<BatterySet> sets;
+  DriverPlan plan;            // the optimised build's calls and timing
+  DriverPlan sanitized_plan;  // one call on set 0
+};
+
+/// Draws the sets from `seed` and lays out both plans.
+Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel);
+
+/// The float64 reference and error bounds of each set, computed on demand;
+/// thread-safe, each set computed at most once.
+class References {
+ public:
+  References(const ir::Graph& g, const Battery& b);
+  /// Computes the sets in `which` with up to `threads` threads.
+  void compute(const std::vector<int>& which, int threads);
+  const std::vector<verify::Tensor>& reference(int set);
+  const std::vector<verify::Tensor>& bounds(int set);
+
+ private:
+  struct Entry {
+    std::once_flag once;
+    std::vector<verify::Tensor> ref, bound;
+  };
+  void ensure(int set);
+  const ir::Graph& g_;
+  const Battery& b_;
+  std::vector<Entry> entries_;
+};
+
+/// One InputSet per battery set, with FNV-1a hashes of its buffers.
+std::vector<InputSet> describe_inputs(const Battery& b);
+
+}  // namespace axon::gate

@@ -1,0 +1,315 @@
+// verify_kernel: the gate's steps in order. Static checks first (a kernel
+// that may reach the file system or the clock is never run), then the
+// battery in the sanitized build while the references are computed, then
+// the battery and the timing in the optimised build with the machine to
+// itself.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "codegen/c_like/kernel_abi.h"
+#include "gate/battery.h"
+#include "gate/command.h"
+#include "gate/driver_source.h"
+#include "gate/gate.h"
+#include "gate/hashing.h"
+#include "gate/judge.h"
+#include "gate/roofline.h"
+#include "gate/sandbox.h"
+#include "gate/symbols.h"
+#include "runtime/compile_shared.h"
+#include "support/diagnostic.h"
+
+namespace axon::gate {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// The work folder; removed on the way out unless the caller keeps it.
+class WorkDir {
+ public:
+  explicit WorkDir(const GateOptions& opts) {
+    if (!opts.work_dir.empty()) {
+      path_ = fs::absolute(opts.work_dir);
+      std::error_code ec;
+      fs::create_directories(path_, ec);
+      AXON_CHECK(!ec) << "cannot create the gate's work folder " << path_.string() << ": " << ec.message();
+      keep_ = true;
+    } else {
+      std::string tmpl = (fs::temp_directory_path() / "axon-gate-XXXXXX").string();
+      AXON_CHECK(mkdtemp(tmpl.data()) != nullptr) << "cannot create a temporary folder from " << tmpl;
+      path_ = tmpl;
+      keep_ = opts.keep_work_dir;
+    }
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    if (!keep_) fs::remove_all(path_, ec);
+  }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  std::string str() const { return path_.string(); }
+  bool kept() const { return keep_; }
+
+ private:
+  fs::path path_;
+  bool keep_ = false;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  f.close();
+  AXON_CHECK(f.good()) << "cannot write " << path;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+const std::vector<std::string> kCommonFlags = {"-std=gnu++20", "-march=native", "-fopenmp", "-pthread"};
+const std::vector<std::string> kOptimisedFlags = {"-O2"};
+const std::vector<std::string> kSanitizedFlags = {"-O1", "-g", "-fno-omit-frame-pointer",
+                                                  "-fsanitize=address,undefined", "-fno-sanitize-recover=all"};
+
+std::vector<std::string> compile_argv(const GateOptions& opts, const std::vector<std::string>& flags,
+                                      const std::string& mode, const std::string& src, const std::string& out) {
+  std::vector<std::string> argv = {opts.cxx};
+  argv.insert(argv.end(), kCommonFlags.begin(), kCommonFlags.end());
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {mode, src, "-o", out});
+  return argv;
+}
+
+struct Executables {
+  std::string optimised, sanitized;
+};
+
+json compile_evidence(const std::vector<std::string>& argv, const CommandResult& r) {
+  return {{"command", command_line(argv)}, {"status", r.how}, {"log", first_lines(r.output, 60)}};
+}
+
+// Compiles and links both builds; every failure on the kernel's side is a
+// compile_error, every failure of axon's driver an InternalError.
+std::optional<Executables> build(const WorkDir& wd, const GateOptions& opts, const std::string& entry, Verdict& v) {
+  struct Job {
+    std::vector<std::string> argv;
+    bool kernel;
+  };
+  std::vector<Job> jobs = {
+      {compile_argv(opts, kOptimisedFlags, "-c", "candidate.cpp", "candidate.o"), true},
+      {compile_argv(opts, kOptimisedFlags, "-c", "driver.cpp", "driver.o"), false},
+  };
+  if (opts.run_sanitizer) {
+    jobs.push_back({compile_argv(opts, kSanitizedFlags, "-c", "candidate.cpp", "candidate_san.o"), true});
+    jobs.push_back({compile_argv(opts, kSanitizedFlags, "-c", "driver.cpp", "driver_san.o"), false});
+  }
+  std::vector<std::future<CommandResult>> running;
+  for (const Job& j : jobs) running.push_back(std::async(std::launch::async, [&j, &wd] { return run_command(j.argv, wd.str()); }));
+  std::vector<CommandResult> results;
+  for (auto& f : running) results.push_back(f.get());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (results[i].ok()) continue;
+    if (jobs[i].kernel) {
+      v.add(reason::kCompileError, "compile", "the kernel does not compile (" + results[i].how + ")",
+            compile_evidence(jobs[i].argv, results[i]));
+      return std::nullopt;
+    }
+    AXON_CHECK(false) << "the gate's driver does not compile: " << command_line(jobs[i].argv) << "\n"
+                      << first_lines(results[i].output, 40);
+  }
+
+  bool entry_defined = false;
+  std::vector<Finding> findings = check_object_symbols(wd / "candidate.o", entry, &entry_defined);
+  std::vector<Finding> insns = check_object_instructions(wd / "candidate.o");
+  findings.insert(findings.end(), insns.begin(), insns.end());
+  for (const Finding& f : findings)
+    v.add(reason::kForbiddenSymbol, f.kind + " " + f.what, "the kernel " + std::string(f.kind == "calls" ? "calls " : f.kind == "defines" ? "defines " : "uses the instruction ") + f.what + ": " + f.detail,
+          {{"kind", f.kind}, {"symbol", f.what}, {"detail", f.detail}});
+  if (!entry_defined) {
+    v.add(reason::kCompileError, "entry", "the kernel does not define extern \"C\" " + entry,
+          {{"entry", entry}, {"log", "no global function named " + entry + " in candidate.o"}});
+    return std::nullopt;
+  }
+  if (!findings.empty()) return std::nullopt;
+
+  Executables exe{wd / "run_optimised", wd / "run_sanitized"};
+  auto link = [&](const std::string& driver, const std::string& kernel, const std::string& out, bool sanitized) {
+    std::vector<std::string> argv = {opts.cxx, "-fopenmp", "-pthread"};
+    if (sanitized) argv.push_back("-fsanitize=address,undefined");
+    argv.insert(argv.end(), {driver, kernel, "-o", out, "-lm"});
+    CommandResult r = run_command(argv, wd.str());
+    if (!r.ok())
+      v.add(reason::kCompileError, "link", "the kernel does not link with the driver (" + r.how + ")",
+            compile_evidence(argv, r));
+    return r.ok();
+  };
+  if (!link("driver.o", "candidate.o", exe.optimised, false)) return std::nullopt;
+  if (opts.run_sanitizer && !link("driver_san.o", "candidate_san.o", exe.sanitized, true)) return std::nullopt;
+  return exe;
+}
+
+int64_t total_bytes(const DriverPlan& p) {
+  int64_t n = 0;
+  for (int64_t b : p.input_bytes) n += b;
+  for (int64_t b : p.output_bytes) n += b;
+  return n;
+}
+
+RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPlan& plan, const std::string& tag,
+                      bool sanitized, double call_timeout_s, const GateOptions& opts,
+                      const std::vector<std::string>& names) {
+  const std::string plan_path = wd / ("plan_" + tag + ".txt"), blocks = wd / "blocks.bin";
+  const std::string events = wd / ("events_" + tag + ".log"), outputs = wd / ("outputs_" + tag + ".bin");
+  const std::string child_log = wd / ("child_" + tag + ".log");
+  write_plan(plan, plan_path, blocks);
+  std::error_code ec;
+  fs::remove(events, ec);
+  fs::remove(child_log, ec);
+
+  const int64_t buffers = total_bytes(plan);
+  int64_t blocks_bytes = 0;
+  for (const auto& b : plan.blocks) blocks_bytes += static_cast<int64_t>(b.size());
+  const int64_t mapped = blocks_bytes + 3 * buffers + (int64_t{64} << 20);
+  const int64_t memory = opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes
+                                                      : std::max<int64_t>(int64_t{8} << 30, 4 * mapped);
+  const int ncalls = static_cast<int>(plan.calls.size()) + (plan.time_set >= 0 ? 2 : 0);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  SandboxLimits lim;
+  lim.idle_timeout_s = call_timeout_s;
+  lim.progress_file = events;
+  lim.wall_timeout_s = call_timeout_s * (ncalls + 2);
+  lim.cpu_seconds = static_cast<int64_t>(call_timeout_s * (ncalls + 2) * cores) + 60;
+  lim.file_size_bytes = (total_bytes(plan) + (int64_t{1} << 20)) * (ncalls + 2) + (int64_t{64} << 20);
+  std::vector<std::string> extra;
+  if (sanitized) {
+    // ASan reserves terabytes of address space, so RLIMIT_AS cannot apply;
+    // its own allocator limits stand in for it.
+    const int64_t mb = memory >> 20;
+    extra.push_back("ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0:handle_abort=0:"
+                    "detect_stack_use_after_return=0:hard_rss_limit_mb=" + std::to_string(mb) +
+                    ":malloc_limit_mb=" + std::to_string(mb));
+    extra.push_back("UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1");
+  } else {
+    lim.address_space_bytes = memory;
+  }
+  std::vector<std::string> argv = {exe, plan_path, blocks, events, outputs};
+  if (sanitized) argv.push_back("sanitized");
+
+  RunOutcome run;
+  run.plan = &plan;
+  run.sanitized = sanitized;
+  run.idle_timeout_s = call_timeout_s;
+  run.buffer_names = names;
+  for (int64_t b : plan.input_bytes) run.buffer_bytes.push_back(b);
+  for (int64_t b : plan.output_bytes) run.buffer_bytes.push_back(b);
+  run.process = run_sandboxed(argv, child_environment(extra), wd.str(), child_log, lim);
+  run.log = read_driver_log(plan, events, outputs);
+  run.child_output = read_text(child_log);
+  return run;
+}
+
+uint64_t fresh_seed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+}  // namespace
+
+GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, const GateOptions& opts) {
+  GateReport report;
+  Verdict v(report);
+  report.seed = opts.seed ? *opts.seed : fresh_seed();
+  report.kernel_sha = sha256_hex(kernel_source);
+  report.compiler = runtime::compiler_version(opts.cxx);
+  report.roofline = roofline_floor(g, opts);
+  if (!opts.replay_command.empty()) report.replay = opts.replay_command + " --seed " + std::to_string(report.seed);
+  const double call_timeout = opts.call_timeout_s > 0 ? opts.call_timeout_s : 10 + 5 * report.roofline.floor_ms;
+
+  codegen::KernelAbi abi = codegen::make_kernel_abi(g);
+  std::vector<std::string> names = abi.param_names;
+  names.insert(names.end(), abi.output_names.begin(), abi.output_names.end());
+  WorkDir wd(opts);
+  if (wd.kept()) report.work_dir = wd.str();
+  write_text(wd / "kernel.h", abi.header);
+  write_text(wd / "candidate.cpp", kernel_source);
+  write_text(wd / "driver.cpp", emit_driver_source(g, abi));
+
+  // Inline assembly and clock builtins, even when a macro spells them.
+  std::vector<std::string> pre = compile_argv(opts, kOptimisedFlags, "-E", "candidate.cpp", "candidate.ii");
+  CommandResult pr = run_command(pre, wd.str());
+  if (!pr.ok()) {
+    v.add(reason::kCompileError, "compile", "the kernel does not compile (" + pr.how + ")", compile_evidence(pre, pr));
+    return report;
+  }
+  for (const Finding& f : check_preprocessed_source(read_text(wd / "candidate.ii"), {"candidate.cpp", "kernel.h"}))
+    v.add(reason::kForbiddenSymbol, "source " + f.what, "the kernel's source uses " + f.what + ": " + f.detail,
+          {{"kind", f.kind}, {"symbol", f.what}, {"detail", f.detail}});
+  if (!report.reasons.empty()) return report;
+
+  std::optional<Executables> exe = build(wd, opts, abi.entry, v);
+  if (!exe) return report;
+
+  Battery battery = plan_battery(g, report.seed, opts.time_kernel);
+  report.inputs = describe_inputs(battery);
+  for (const BatterySet& s : battery.sets)
+    if (s.compared) report.distributions.push_back(s.name);
+  References refs(g, battery);
+  std::vector<int> compared;
+  for (size_t s = 0; s < battery.sets.size(); ++s)
+    if (battery.sets[s].compared) compared.push_back(static_cast<int>(s));
+  const int threads = opts.reference_threads > 0 ? opts.reference_threads
+                                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  // The sanitized run overlaps the reference; nothing is timed in it.
+  std::optional<RunOutcome> sanitized;
+  auto reference_job = std::async(std::launch::async, [&] { refs.compute(compared, threads); });
+  if (opts.run_sanitizer)
+    sanitized = run_driver(wd, exe->sanitized, battery.sanitized_plan, "sanitized", true, 3 * call_timeout, opts, names);
+  reference_job.get();
+
+  RunOutcome optimised = run_driver(wd, exe->optimised, battery.plan, "optimised", false, call_timeout, opts, names);
+  judge_process(optimised, v);
+  judge_calls(g, battery, refs, optimised, v);
+  if (sanitized) {
+    judge_process(*sanitized, v);
+    judge_calls(g, battery, refs, *sanitized, v);
+  } else {
+    report.notes.push_back("the sanitized build was not run");
+  }
+
+  if (optimised.log.timed) {
+    report.time_ms = optimised.log.median_ms;
+    report.time_min_ms = optimised.log.min_ms;
+    report.time_max_ms = optimised.log.max_ms;
+    report.time_reps = optimised.log.reps;
+    if (opts.check_roofline && optimised.log.median_ms < report.roofline.floor_ms) {
+      char msg[256];
+      std::snprintf(msg, sizeof msg,
+                    "the kernel took %.3g ms per call on repeated inputs, below the roofline floor of %.3g ms: it "
+                    "cannot have done the work the spec asks for",
+                    optimised.log.median_ms, report.roofline.floor_ms);
+      v.add(reason::kFasterThanRoofline, "time", msg,
+            {{"median_ms", optimised.log.median_ms},
+             {"min_ms", optimised.log.min_ms},
+             {"reps", optimised.log.reps},
+             {"floor_ms", report.roofline.floor_ms},
+             {"flops", report.roofline.flops},
+             {"bytes", report.roofline.bytes}});
+    }
+  } else if (opts.time_kernel) {
+    report.notes.push_back("the kernel was not timed: the battery did not complete");
+  }
+  report.accepted = report.reasons.empty();
+  return report;
+}
+
+}  // namespace axon::gate

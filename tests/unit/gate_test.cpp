@@ -1,0 +1,183 @@
+// The gate on tiny specs: it accepts axon's own naive kernel and rejects a
+// kernel that writes out of bounds, one that returns a constant and one that
+// calls a forbidden function, each for the stated reason. Plus the pieces
+// that need no compiler: the symbol allowlist, the source scan, the roofline
+// count. tests/gate/ holds the large corpus.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/c_like/naive_cpp.h"
+#include "frontend/spec.h"
+#include "gate/gate.h"
+#include "gate/judge.h"
+#include "gate/report.h"
+#include "gate/roofline.h"
+#include "gate/symbols.h"
+#include "transforms/pipeline.h"
+
+namespace axon {
+namespace {
+
+// Row-scaled exponent: 6 x 10 (not a multiple of any vector width).
+constexpr const char* kSpec = R"(import numpy as np
+
+def scaled_exp(x: "f32[6, 10]", s: "f32[10]"):
+    return np.exp(x * 0.5) * s
+)";
+
+ir::Graph spec_graph(const char* source = kSpec) {
+  frontend::Spec s = frontend::parse_spec("gate_test.py", source, {});
+  return transforms::run_pipeline(std::move(s.graph));
+}
+
+gate::GateOptions quick(uint64_t seed = 7) {
+  gate::GateOptions o;
+  o.seed = seed;
+  o.run_sanitizer = false;
+  o.time_kernel = false;
+  o.call_timeout_s = 20;
+  return o;
+}
+
+std::string codes(const gate::GateReport& r) {
+  std::string s;
+  for (const gate::Reason& x : r.reasons) s += x.code + ": " + x.message + "\n";
+  return s;
+}
+
+// A hand-written kernel for kSpec with `body` inside the row loop (i) and
+// column loop (j).
+std::string kernel(const std::string& body, const std::string& prelude = "") {
+  return "#include <cmath>\n" + prelude +
+         "extern \"C\" void scaled_exp(const float* x, const float* s, float* out0) {\n"
+         "  for (int i = 0; i < 6; ++i)\n"
+         "    for (int j = 0; j < 10; ++j) {\n" +
+         body + "\n    }\n}\n";
+}
+
+TEST(gate, AcceptsTheNaiveKernelWithEveryCheck) {
+  ir::Graph g = spec_graph();
+  gate::GateOptions o;
+  o.seed = 11;
+  o.replay_command = "axon verify gate_test.py kernel.cpp";
+  gate::GateReport r = gate::verify_kernel(g, codegen::emit_naive_cpp(g).source, o);
+  EXPECT_TRUE(r.accepted) << codes(r);
+  EXPECT_EQ(r.seed, 11u);
+  EXPECT_EQ(r.replay, "axon verify gate_test.py kernel.cpp --seed 11");
+  EXPECT_GE(r.calls, 10);
+  EXPECT_TRUE(r.time_ms.has_value());
+  EXPECT_EQ(r.kernel_sha.size(), 64u);
+  EXPECT_TRUE(r.max_error_over_budget.count("large_mean"));
+  EXPECT_TRUE(r.notes.empty()) << r.notes.front();
+  nlohmann::json j = gate::report_json(r);
+  EXPECT_EQ(j["verdict"], "accept");
+  EXPECT_EQ(j["reasons"].size(), 0u);
+  EXPECT_GT(j["roofline"]["flops"].get<double>(), 0);
+}
+
+TEST(gate, AcceptsAHandWrittenKernel) {
+  ir::Graph g = spec_graph();
+  gate::GateReport r = gate::verify_kernel(g, kernel("out0[i * 10 + j] = std::exp(x[i * 10 + j] * 0.5f) * s[j];"), quick());
+  EXPECT_TRUE(r.accepted) << codes(r);
+}
+
+TEST(gate, RejectsAWritePastTheEndOfTheOutput) {
+  ir::Graph g = spec_graph();
+  // Writes one element past the end on the last row.
+  std::string k = kernel("out0[i * 10 + j + (i == 5 && j == 9)] = std::exp(x[i * 10 + j] * 0.5f) * s[j];");
+  gate::GateReport r = gate::verify_kernel(g, k, quick());
+  EXPECT_FALSE(r.accepted);
+  ASSERT_TRUE(r.has_reason(gate::reason::kOutOfBounds)) << codes(r);
+  for (const gate::Reason& x : r.reasons) {
+    if (x.code != gate::reason::kOutOfBounds) continue;
+    EXPECT_EQ(x.evidence["buffer"], "out0");
+    EXPECT_EQ(x.evidence["side"], "after");
+    EXPECT_EQ(x.evidence["offset"], 6 * 10 * 4);
+  }
+}
+
+TEST(gate, RejectsAConstantOutputAsIgnoringItsInputs) {
+  ir::Graph g = spec_graph();
+  gate::GateReport r = gate::verify_kernel(g, kernel("out0[i * 10 + j] = 1.0f;"), quick());
+  EXPECT_FALSE(r.accepted);
+  EXPECT_TRUE(r.has_reason(gate::reason::kIgnoresInput)) << codes(r);
+  EXPECT_TRUE(r.has_reason(gate::reason::kWrongResult)) << codes(r);
+  EXPECT_FALSE(r.has_reason(gate::reason::kStaleState)) << codes(r);
+}
+
+TEST(gate, RejectsAKernelThatIgnoresOneInput) {
+  ir::Graph g = spec_graph();
+  gate::GateReport r = gate::verify_kernel(g, kernel("out0[i * 10 + j] = std::exp(x[i * 10 + j] * 0.5f);"), quick());
+  ASSERT_TRUE(r.has_reason(gate::reason::kIgnoresInput)) << codes(r);
+  for (const gate::Reason& x : r.reasons) {
+    if (x.code != gate::reason::kIgnoresInput) continue;
+    EXPECT_EQ(x.evidence["differing_inputs"], nlohmann::json({"s"}));
+  }
+}
+
+TEST(gate, RejectsAForbiddenCallWithoutRunningIt) {
+  ir::Graph g = spec_graph();
+  std::string k = kernel("out0[i * 10 + j] = std::getenv(\"HOME\") ? std::exp(x[i * 10 + j] * 0.5f) * s[j] : 0.0f;",
+                         "#include <cstdlib>\n");
+  gate::GateReport r = gate::verify_kernel(g, k, quick());
+  ASSERT_TRUE(r.has_reason(gate::reason::kForbiddenSymbol)) << codes(r);
+  EXPECT_EQ(r.reasons.front().evidence["symbol"], "getenv");
+  EXPECT_EQ(r.calls, 0);
+}
+
+TEST(gate, RejectsACompileErrorWithTheLog) {
+  ir::Graph g = spec_graph();
+  gate::GateReport r = gate::verify_kernel(g, kernel("out0[i * 10 + j] = undefined_name;"), quick());
+  ASSERT_TRUE(r.has_reason(gate::reason::kCompileError)) << codes(r);
+  EXPECT_NE(r.reasons.front().evidence["log"].get<std::string>().find("undefined_name"), std::string::npos);
+}
+
+TEST(gate, SymbolAllowlist) {
+  for (const char* ok : {"expf", "__expf_finite", "memcpy", "memcpy@GLIBC_2.14", "malloc", "_Znwm", "_ZdlPvm",
+                         "GOMP_parallel", "omp_get_num_threads", "pthread_create", "__cxa_throw",
+                         "_ZNSt6thread4joinEv", "__extendhfsf2", "__divti3"})
+    EXPECT_TRUE(gate::is_allowed_undefined_symbol(ok)) << ok;
+  for (const char* bad : {"getenv", "fopen", "open", "system", "popen", "fork", "execve", "dlopen", "dlsym",
+                          "socket", "connect", "clock_gettime", "gettimeofday", "time", "syscall", "omp_get_wtime",
+                          "_ZNSt6chrono3_V212steady_clock3nowEv", "_ZNSt13random_device7_M_initERKSs", "mprotect"})
+    EXPECT_FALSE(gate::is_allowed_undefined_symbol(bad)) << bad;
+}
+
+TEST(gate, SourceScanSeesMacrosButNotSystemHeaders) {
+  std::string pre =
+      "# 1 \"/usr/include/sys/cdefs.h\"\n"
+      "extern int f(int) __asm__(\"g\");\n"
+      "# 5 \"candidate.cpp\"\n"
+      "const char* s = \"asm syscall\"; // a string is not code\n"
+      "unsigned long long t = __rdtsc();\n";
+  std::vector<gate::Finding> f = gate::check_preprocessed_source(pre, {"candidate.cpp"});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].what, "__rdtsc");
+  pre = "# 3 \"/tmp/x/candidate.cpp\"\nvoid k() { asm volatile(\"\"); }\n";
+  f = gate::check_preprocessed_source(pre, {"candidate.cpp"});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].what, "asm");
+}
+
+TEST(gate, RooflineCountsTheSpecsWork) {
+  ir::Graph g = spec_graph(R"(import numpy as np
+
+def mm(a: "f32[8, 16]", b: "f32[16, 4]"):
+    return a @ b + 1.0
+)");
+  gate::GateOptions o;
+  o.cores = 1;
+  gate::Roofline r = gate::roofline_floor(g, o);
+  EXPECT_EQ(r.flops, 2.0 * 8 * 16 * 4 + 8 * 4);
+  EXPECT_EQ(r.bytes, 4.0 * (8 * 16 + 16 * 4 + 8 * 4));
+  EXPECT_NEAR(r.floor_ms, r.flops / (64 * 5e9) * 1e3, 1e-12);
+  EXPECT_EQ(gate::multi_index({3, 4, 5}, 4 * 5 + 2 * 5 + 1), "[1, 2, 1]");
+}
+
+TEST(gate, EveryReasonCodeIsListed) {
+  EXPECT_EQ(gate::all_reason_codes().size(), 15u);
+}
+
+}  // namespace
+}  // namespace axon
