@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ cmake ninja-build libgtest-dev nlohmann-json3-dev libcli11-dev libz3-dev python3)
+packages=(g++ cmake ninja-build libgtest-dev nlohmann-json3-dev libcli11-dev libz3-dev libsqlite3-dev libhwloc-dev pkg-config python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -40,7 +40,9 @@ std::vector<Tensor> random_inputs(const ir::Graph& g, uint64_t seed, Distributio
   std::vector<Tensor> out;
   for (size_t p = 0; p < g.params.size(); ++p) {
     const ir::Type& t = g.params[p].type;
-    Rng rng{seed * 0x100000001b3ull + p * 0x9e3779b97f4a7c15ull + 1};
+    // Each parameter's stream starts at a state hashed from (seed, p), so
+    // parameters of the same shape are not shifted copies of each other.
+    Rng rng{Rng{seed * 0x100000001b3ull + p + 1}.next()};
     Tensor x{t, std::vector<double>(static_cast<size_t>(t.numel()))};
     for (double& v : x.data) {
       if (t.dtype == ir::DType::Bool) { v = static_cast<double>(rng.next() & 1); continue; }

@@ -5,6 +5,7 @@
 
 #include "ir/graph.h"
 #include "verify/error_budget.h"
+#include "verify/inputs.h"
 #include "verify/interpreter.h"
 #include "verify/real.h"
 
@@ -148,4 +149,24 @@ TEST(error_budget, CombinedEvaluationMatchesTheInterpreter) {
     EXPECT_EQ(rb.bounds[j].data, bounds[j].data) << "output " << j;
   }
   EXPECT_EQ(ref[2].data, (std::vector<double>{2, 1, 1}));
+}
+
+// Two parameters of one shape must get unrelated values: a kernel that swaps
+// them, or reads one for the other at an offset, must not match by luck.
+TEST(inputs, ParametersOfOneShapeAreNotShiftedCopies) {
+  Graph g;
+  for (const char* name : {"A", "B", "C", "D"}) g.params.push_back({name, Type{DType::F32, {64, 64}}});
+  for (uint64_t seed : {0ull, 1ull, 12345ull}) {
+    std::vector<Tensor> in = axon::verify::random_inputs(g, seed);
+    for (size_t p = 0; p < in.size(); ++p)
+      for (size_t q = p + 1; q < in.size(); ++q) {
+        const auto& a = in[p].data;
+        const auto& b = in[q].data;
+        int equal = 0;
+        for (size_t i = 0; i < a.size(); ++i)
+          for (size_t shift = 0; shift < 64 && i + shift < b.size(); ++shift)
+            equal += a[i] == b[i + shift] || b[i] == a[i + shift];
+        EXPECT_EQ(equal, 0) << "seed " << seed << ", parameters " << p << " and " << q;
+      }
+  }
 }

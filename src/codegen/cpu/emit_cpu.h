@@ -1,0 +1,28 @@
+// The optimising CPU code generator: a graph and a schedule in, standalone
+// C++ with intrinsics (AVX-512 or AVX2) and OpenMP out.
+//
+/// Requires: why_illegal(g, s, t) == "". Ensures: the kernel has the same C
+/// ABI as emit_naive_cpp (kernel_abi.h), includes only kernel.h, the C++
+/// standard library, <immintrin.h> and <omp.h>, and computes what the
+/// interpreter computes within the error budget, for every Target (an AVX2
+/// target gets no AVX-512 instruction).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_source.h"
+#include "ir/graph.h"
+#include "schedule/schedule.h"
+#include "target/target.h"
+
+namespace axon::codegen {
+
+KernelSource emit_cpu(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
+
+/// The compiler flags a kernel of emit_cpu needs for `t` (optimisation,
+/// the ISA of `t` and no wider, -fopenmp), before "-o <lib> <source>";
+/// `shared`: add -fPIC -shared.
+std::vector<std::string> cpu_compile_flags(const target::Target& t, bool shared);
+
+}  // namespace axon::codegen

@@ -1,0 +1,70 @@
+// The hardware description: what the code generators and the search may
+// assume about the machine a kernel will run on (DESIGN.md §5.4).
+//
+/// A Target is detected on the host (cores and caches from hwloc, the vector
+/// ISA from cpuid) and completed by a short built-in probe that measures the
+/// peaks the roofline needs (FMA throughput and streaming bandwidth, for one
+/// thread and for all cores). A JSON file can override any field, which is
+/// also how a narrower machine is described (an AVX2-only Target must still
+/// get correct kernels).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace axon::target {
+
+struct Cache {
+  int level = 0;            // 1, 2, 3
+  int64_t bytes = 0;        // capacity of one instance
+  int line_bytes = 64;
+  int shared_by_cores = 1;  // how many cores share one instance
+};
+
+struct Isa {
+  bool avx2 = false, fma = false;
+  bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
+  bool avx512vnni = false, avx512bf16 = false;
+  /// 512 when the code generators may use AVX-512 (f, bw, vl, dq), 256 for
+  /// AVX2 + FMA, 0 for scalar code only.
+  int vector_bits() const;
+};
+
+/// Measured peaks; 0 means "not measured" (the probe was skipped).
+struct Peaks {
+  double fma_gflops_1t = 0, fma_gflops_all = 0;    // fp32, FLOP = 2 per FMA lane
+  double stream_gbs_1t = 0, stream_gbs_all = 0;    // read + write bytes per second / 1e9
+};
+
+struct Target {
+  std::string name;       // CPU model string, or the override's name
+  int cores = 1;          // physical cores axon may use
+  int threads = 1;        // hardware threads (>= cores)
+  std::vector<Cache> caches;  // ordered by level
+  Isa isa;
+  Peaks peaks;
+
+  /// The cache of `level`, or nullptr.
+  const Cache* cache(int level) const;
+  /// A stable string over everything that changes which kernel is fastest
+  /// (model, ISA, cores, cache sizes); keys the tuning database.
+  std::string fingerprint() const;
+};
+
+/// Detects the host. `probe`: also measure the peaks (about a second).
+Target detect_host(bool probe);
+
+/// Measures `t.peaks` on the host in place.
+void measure_peaks(Target& t);
+
+/// The same machine restricted to AVX2 + FMA (no AVX-512).
+Target restrict_to_avx2(Target t);
+
+nlohmann::json to_json(const Target& t);
+/// Fields present in `j` replace those of `base`; throws axon::Diagnostic on
+/// a malformed file (naming the field and the value).
+Target from_json(const nlohmann::json& j, Target base);
+
+}  // namespace axon::target
