@@ -1,0 +1,69 @@
+"""The gate must accept axon's own kernels: for every workload in
+bench/workloads/, `axon compile` then `axon verify` on the kernel it wrote
+gives the verdict accept (exit 0) with no reasons.
+
+A rejection here means either the code generator is wrong or the gate
+rejects correct kernels; both are bugs. Verifies run $AXON_GATE_JOBS at a
+time (as in test_corpus.py), submitted when the first test needs them.
+
+The gate computes a float64 reference for a dozen input sets, which takes
+minutes for the large multi-operator workloads; by default the suite
+checks the single-operator workloads and the two cheap multi-operator ones,
+and AXON_GATE_ALL_WORKLOADS=1 checks all 20 (about 10 minutes on 2 cores).
+"""
+
+import json
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+SOURCE_DIR = Path(os.environ.get("AXON_SOURCE_DIR", HERE.parent.parent))
+AXON_BIN = Path(os.environ.get("AXON_BIN", SOURCE_DIR / "build" / "axon"))
+JOBS = int(os.environ.get("AXON_GATE_JOBS", min(8, (os.cpu_count() or 1) + 1)))
+ALL_WORKLOADS = sorted((SOURCE_DIR / "bench" / "workloads").glob("*.py"))
+CHEAP = {"m7_gqa_decode", "m10_add_layernorm"}
+WORKLOADS = [w for w in ALL_WORKLOADS
+             if os.environ.get("AXON_GATE_ALL_WORKLOADS") == "1" or w.stem.startswith("s") or w.stem in CHEAP]
+
+
+def compile_and_verify(spec, out_dir):
+    c = subprocess.run([str(AXON_BIN), "compile", str(spec), "-o", str(out_dir)],
+                       capture_output=True, text=True, timeout=300)
+    if c.returncode != 0:
+        return c, None
+    # Timing is skipped: the roofline check needs a quiet machine, and this
+    # suite shares two cores with the others.
+    v = subprocess.run([str(AXON_BIN), "verify", str(spec), str(out_dir / "kernel.cpp"), "--json", "--no-time"],
+                       capture_output=True, text=True, timeout=600)
+    try:
+        return v, json.loads(v.stdout)
+    except json.JSONDecodeError:
+        return v, None
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory):
+    if not AXON_BIN.is_file():
+        pytest.skip(f"axon binary not found at {AXON_BIN}")
+    root = tmp_path_factory.mktemp("own")
+    with ThreadPoolExecutor(max_workers=max(1, JOBS)) as pool:
+        yield {w: pool.submit(compile_and_verify, w, root / w.stem) for w in WORKLOADS}
+
+
+def test_there_are_twenty_workloads():
+    assert len(ALL_WORKLOADS) == 20, [w.name for w in ALL_WORKLOADS]
+
+
+@pytest.mark.parametrize("spec", WORKLOADS, ids=[w.stem for w in WORKLOADS])
+def test_naive_kernel_is_accepted(spec, verdicts):
+    proc, report = verdicts[spec].result()
+    detail = f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert report is not None, f"no JSON report\n{detail}"
+    assert report["verdict"] == "accept", "rejected: " + "; ".join(
+        f"{r['code']}: {r['message']}" for r in report["reasons"]) + f"\n{detail}"
+    assert proc.returncode == 0, detail
+    assert report["reasons"] == []
