@@ -3,23 +3,29 @@
 //   0 success (verify: accept), 1 a user error (bad spec or usage), 2 an
 //   internal error of axon, 3 a kernel that failed its check (verify: reject).
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unistd.h>
 
 #include "codegen/c_like/naive_cpp.h"
 #include "frontend/spec.h"
 #include "gate/gate.h"
 #include "gate/report.h"
 #include "ir/printer.h"
+#include "optimize/optimize.h"
+#include "rewrite/explain.h"
 #include "runtime/compile_shared.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/time_calls.h"
 #include "support/npy.h"
+#include "target/target.h"
 #include "transforms/pipeline.h"
 #include "verify/run_check.h"
 
@@ -234,6 +240,87 @@ int cmd_verify(const Common& c, const VerifyFlags& f) {
   return r.accepted ? 0 : 3;
 }
 
+struct TargetFlags {
+  std::string file;
+  bool no_probe = false, json = false, avx2 = false;
+};
+
+// `axon target`: the hardware description kernels are tuned for.
+int cmd_target(const TargetFlags& f) {
+  axon::target::Target t = axon::target::resolve_target(f.file, f.avx2, !f.no_probe);
+  if (f.json) std::cout << axon::target::to_json(t).dump(2) << "\n";
+  else std::cout << axon::target::describe(t);
+  return 0;
+}
+
+// `axon explain`: the rewrites found applicable on the spec, each proved or
+// refused, with the cost before and after, and the variant chosen.
+int cmd_explain(const Common& c) {
+  auto spec = load(c);
+  json report = axon::rewrite::explain_json(spec.graph);
+  if (c.json) std::cout << report.dump(2) << "\n";
+  else std::cout << axon::rewrite::explain_text(report);
+  return 0;
+}
+
+struct OptimizeFlags {
+  std::string out_dir, db, target_file;
+  axon::optimize::OptimizeOptions defaults;
+  bool no_db = false, resume = false;
+};
+
+std::atomic<bool> optimize_interrupted{false};
+
+// The first Ctrl-C asks the search to stop and keep its best; the second
+// one kills the process as usual.
+extern "C" void on_optimize_sigint(int) {
+  optimize_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
+
+// `axon optimize`: search for the fastest verified kernel; write it with
+// report.md and report.json (docs/optimize.md).
+int cmd_optimize(const Common& c, const OptimizeFlags& f) {
+  auto spec = load(c);
+  std::error_code ec;
+  fs::create_directories(f.out_dir, ec);
+  if (ec || !fs::is_directory(f.out_dir))
+    throw axon::Diagnostic(axon::SourceLoc{f.out_dir, 0, 0}, "cannot create the output directory " + f.out_dir +
+                                                                  (ec ? ": " + ec.message() : ""));
+  write_file(fs::path(f.out_dir) / "report.json", "{}\n");  // fail on an unwritable -o before searching
+  axon::optimize::OptimizeOptions o = f.defaults;
+  o.target = axon::target::resolve_target(f.target_file, false, false);
+  o.db_path = f.db;
+  o.use_db = !f.no_db;
+  o.resume = f.resume;
+  o.interrupt = &optimize_interrupted;
+  bool tty = isatty(2);
+  o.on_progress = [tty](const axon::optimize::Progress& p) {
+    double speedup = p.best_ms > 0 ? p.naive_ms / p.best_ms : 0;
+    std::fprintf(stderr, "%stried %d  compiled %d  verified %d  best %.4g ms  speedup %.2fx  (%.0f s)%s",
+                 tty ? "\r" : "", p.tried, p.compiled, p.verified, p.best_ms, speedup, p.elapsed_s, tty ? "" : "\n");
+  };
+  auto previous = std::signal(SIGINT, on_optimize_sigint);
+  axon::optimize::OptimizeResult r = axon::optimize::optimize(spec.graph, o);
+  std::signal(SIGINT, previous);
+  if (tty) std::fprintf(stderr, "\n");
+  r.report["spec"] = c.spec;
+  r.report["entry"] = spec.graph.entry;
+  fs::path dir(f.out_dir);
+  write_file(dir / "kernel.cpp", r.kernel.source);
+  write_file(dir / "kernel.h", r.kernel.header);
+  write_file(dir / "report.json", r.report.dump(2) + "\n");
+  write_file(dir / "report.md", axon::optimize::report_markdown(r.report));
+  if (c.json) {
+    std::cout << r.report.dump(2) << "\n";
+  } else {
+    std::printf("%s: %.4g ms (naive %.4g ms, %.2fx), stopped: %s; wrote %s/kernel.cpp, kernel.h, report.md, report.json\n",
+                spec.graph.entry.c_str(), r.axon_ms, r.naive_ms, r.axon_ms > 0 ? r.naive_ms / r.axon_ms : 0.0,
+                r.stop_reason.c_str(), f.out_dir.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -265,6 +352,28 @@ int main(int argc, char** argv) {
   verify->add_flag("--no-sanitizer", vf.no_sanitizer, "skip the AddressSanitizer/UBSan build");
   verify->add_flag("--no-time", vf.no_time, "skip timing and the roofline check");
 
+  auto* explain = app.add_subcommand("explain", "list the rewrites found on the spec, their proofs and costs");
+  add_common(explain, common);
+
+  OptimizeFlags of;
+  auto* optimize = app.add_subcommand("optimize", "search for the fastest verified kernel and write it with a report");
+  add_common(optimize, common);
+  optimize->add_option("-o,--out", of.out_dir, "output directory")->required();
+  optimize->add_option("--budget", of.defaults.budget_s, "seconds the search may take");
+  optimize->add_option("--trials", of.defaults.trials, "most candidates to measure (0: no limit)");
+  optimize->add_option("--seed", of.defaults.seed, "seed of the search");
+  optimize->add_option("--db", of.db, "tuning database file (default: $AXON_DB or ~/.cache/axon/tuning.sqlite)");
+  optimize->add_flag("--no-db", of.no_db, "neither read nor write the tuning database");
+  optimize->add_flag("--resume", of.resume, "continue the stored search instead of answering from it");
+  optimize->add_option("--target", of.target_file, "a JSON file whose fields override the detected target");
+
+  TargetFlags tf;
+  auto* target = app.add_subcommand("target", "print the hardware description (detected, probed, overridden)");
+  target->add_flag("--no-probe", tf.no_probe, "skip measuring the FMA and bandwidth peaks (about a second)");
+  target->add_flag("--json", tf.json, "print the description as JSON (the override file's format)");
+  target->add_option("--target", tf.file, "a JSON file whose fields override the detected ones");
+  target->add_flag("--avx2", tf.avx2, "describe the machine restricted to AVX2 + FMA");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -274,7 +383,10 @@ int main(int argc, char** argv) {
 
   std::string source;
   try {
+    if (*target) return cmd_target(tf);
     if (*check) return cmd_check(common);
+    if (*explain) return cmd_explain(common);
+    if (*optimize) return cmd_optimize(common, of);
     if (*compile) return cmd_compile(common, out_dir);
     if (*run) return cmd_run(common, seed, dump_dir, no_time);
     if (*verify) {

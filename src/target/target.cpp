@@ -1,8 +1,12 @@
-// Placeholder detection (ISA from the compiler's cpu probe, no caches, no
-// peaks); replaced by hwloc detection and the built-in probe.
-#include "target/target.h"
+// What a Target is, independently of where it came from: the vector width
+// its ISA allows, its fingerprint (the tuning database's key), the AVX2-only
+// restriction, and the human-readable description `axon target` prints.
+// Detection lives in detect.cpp, the peak measurement in probe.cpp, the JSON
+// form in target_json.cpp.
+#include <cstdio>
+#include <sstream>
 
-#include <thread>
+#include "target/target.h"
 
 namespace axon::target {
 
@@ -18,28 +22,34 @@ const Cache* Target::cache(int level) const {
   return nullptr;
 }
 
+std::string isa_flags(const Isa& isa) {
+  std::string s;
+  auto add = [&](bool on, const char* name) {
+    if (!on) return;
+    if (!s.empty()) s += ' ';
+    s += name;
+  };
+  add(isa.avx2, "avx2");
+  add(isa.fma, "fma");
+  add(isa.avx512f, "avx512f");
+  add(isa.avx512bw, "avx512bw");
+  add(isa.avx512vl, "avx512vl");
+  add(isa.avx512dq, "avx512dq");
+  add(isa.avx512vnni, "avx512vnni");
+  add(isa.avx512bf16, "avx512bf16");
+  return s;
+}
+
+// Peaks are left out on purpose: they are measured, so they wobble from run
+// to run, and a database keyed on them would never hit. Everything here is
+// what a schedule's legality or tile sizes depend on.
 std::string Target::fingerprint() const {
-  return name + "/" + std::to_string(isa.vector_bits()) + "/" + std::to_string(cores);
+  std::ostringstream os;
+  os << name << ";isa=" << isa_flags(isa) << ";cores=" << cores << ";threads=" << threads;
+  for (const Cache& c : caches)
+    os << ";L" << c.level << "=" << c.bytes << "/" << c.line_bytes << "/" << c.shared_by_cores;
+  return os.str();
 }
-
-Target detect_host(bool probe) {
-  Target t;
-  t.name = "host";
-  t.threads = static_cast<int>(std::thread::hardware_concurrency());
-  t.cores = t.threads;
-  __builtin_cpu_init();
-  t.isa.avx2 = __builtin_cpu_supports("avx2");
-  t.isa.fma = __builtin_cpu_supports("fma");
-  t.isa.avx512f = __builtin_cpu_supports("avx512f");
-  t.isa.avx512bw = __builtin_cpu_supports("avx512bw");
-  t.isa.avx512vl = __builtin_cpu_supports("avx512vl");
-  t.isa.avx512dq = __builtin_cpu_supports("avx512dq");
-  t.caches = {{1, 48 << 10, 64, 1}, {2, 2 << 20, 64, 1}, {3, 32 << 20, 64, t.cores}};
-  if (probe) measure_peaks(t);
-  return t;
-}
-
-void measure_peaks(Target&) {}
 
 Target restrict_to_avx2(Target t) {
   t.isa.avx512f = t.isa.avx512bw = t.isa.avx512vl = t.isa.avx512dq = false;
@@ -47,7 +57,53 @@ Target restrict_to_avx2(Target t) {
   return t;
 }
 
-nlohmann::json to_json(const Target& t) { return {{"name", t.name}, {"cores", t.cores}}; }
-Target from_json(const nlohmann::json&, Target base) { return base; }
+Target resolve_target(const std::string& override_file, bool avx2_only, bool probe) {
+  Target t = detect_host(/*probe=*/false);
+  if (!override_file.empty()) t = load_target_file(override_file, t);
+  if (avx2_only) t = restrict_to_avx2(t);
+  const Peaks& p = t.peaks;
+  bool from_file = p.fma_gflops_1t > 0 || p.fma_gflops_all > 0 || p.stream_gbs_1t > 0 || p.stream_gbs_all > 0;
+  if (probe && !from_file) measure_peaks(t);
+  return t;
+}
+
+namespace {
+std::string bytes_str(int64_t b) {
+  char buf[32];
+  if (b >= (1 << 20) && b % (1 << 20) == 0) std::snprintf(buf, sizeof buf, "%lld MiB", static_cast<long long>(b >> 20));
+  else if (b >= 1024 && b % 1024 == 0) std::snprintf(buf, sizeof buf, "%lld KiB", static_cast<long long>(b >> 10));
+  else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+  return buf;
+}
+}  // namespace
+
+std::string describe(const Target& t) {
+  std::ostringstream os;
+  char buf[256];
+  os << "target       " << t.name << "\n";
+  os << "cores        " << t.cores << " physical, " << t.threads << " hardware threads\n";
+  os << "isa          " << (isa_flags(t.isa).empty() ? "(none)" : isa_flags(t.isa)) << "\n";
+  os << "vector width " << t.isa.vector_bits() << " bits\n";
+  for (const Cache& c : t.caches) {
+    std::snprintf(buf, sizeof buf, "L%d cache     %s, %d-byte lines, shared by %d core%s\n", c.level,
+                  bytes_str(c.bytes).c_str(), c.line_bytes, c.shared_by_cores, c.shared_by_cores == 1 ? "" : "s");
+    os << buf;
+  }
+  const Peaks& p = t.peaks;
+  if (p.fma_gflops_1t > 0 || p.fma_gflops_all > 0) {
+    std::snprintf(buf, sizeof buf, "fp32 FMA     %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on all cores\n", p.fma_gflops_1t,
+                  p.fma_gflops_all);
+    os << buf;
+  }
+  if (p.stream_gbs_1t > 0 || p.stream_gbs_all > 0) {
+    std::snprintf(buf, sizeof buf, "stream       %.1f GB/s on 1 thread, %.1f GB/s on all cores\n", p.stream_gbs_1t,
+                  p.stream_gbs_all);
+    os << buf;
+  }
+  if (p.fma_gflops_1t <= 0 && p.fma_gflops_all <= 0 && p.stream_gbs_1t <= 0 && p.stream_gbs_all <= 0)
+    os << "peaks        not measured\n";
+  os << "fingerprint  " << t.fingerprint() << "\n";
+  return os.str();
+}
 
 }  // namespace axon::target

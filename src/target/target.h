@@ -67,4 +67,21 @@ nlohmann::json to_json(const Target& t);
 /// a malformed file (naming the field and the value).
 Target from_json(const nlohmann::json& j, Target base);
 
+/// Reads a JSON override file (the format of to_json, any subset of its
+/// fields) and applies it to `base`; errors name the file, the field and
+/// the value.
+Target load_target_file(const std::string& path, Target base);
+
+/// The description a command works with: the host as detected, then the
+/// override file when `override_file` is not empty, then the AVX2-only
+/// restriction when `avx2_only`, then, when `probe` and no peak came from
+/// the file, the measured peaks (measured with the ISA that is left).
+Target resolve_target(const std::string& override_file, bool avx2_only, bool probe);
+
+/// The human-readable description `axon target` prints.
+std::string describe(const Target& t);
+
+/// The ISA flags that are set, space-separated ("avx2 fma avx512f ...").
+std::string isa_flags(const Isa& isa);
+
 }  // namespace axon::target

@@ -162,49 +162,75 @@ bool SymIndex::divide(const SymIndex& a, const SymIndex& b, SymIndex* q, SymInde
   if (!ProofContext::active()) return false;
   const ProofContext& s = ProofContext::current();
   Polynomial bp = b.polynomial();
-  if (bp.size() != 1 || bp.begin()->second <= 0) return false;
+  if (bp.empty()) return false;
+  // The divisor must be positive: a sum of products of sizes with positive
+  // coefficients (a single product, or a sum such as N1 + N2).
+  for (const auto& [m, c] : bp) {
+    if (c <= 0) return false;
+    for (const std::string& n : m)
+      if (!s.is_size(n)) return false;
+  }
+  // Whether r = a - b*q is provably in [0, b): each term of r non-negative
+  // and bounded (coef * (extent(v) - 1) * sizes for a term with one index
+  // variable v; its exact value for a literal or a product of sizes), and
+  // b - 1 minus the bound a polynomial with no negative coefficient.
+  auto remainder_fits = [&](const Polynomial& rp) {
+    Polynomial bound;
+    for (const auto& [m, c] : rp) {
+      if (c < 0) return false;
+      Monomial sizes;
+      std::string v;
+      int vars = 0;
+      for (const std::string& n : m) {
+        if (s.is_size(n)) sizes.push_back(n);
+        else {
+          v = n;
+          ++vars;
+        }
+      }
+      if (vars > 1) return false;
+      if (vars == 0) {
+        add_term(bound, m, c);
+        continue;
+      }
+      const SymIndex* e = s.extent_of(v);
+      if (!e) return false;
+      SymIndex t = (*e - literal(1)) * of({{sizes, c}});
+      for (const auto& [mm, cc] : t.polynomial()) add_term(bound, mm, cc);
+    }
+    Polynomial slack = bp;
+    add_term(slack, {}, -1);
+    for (const auto& [m, c] : bound) add_term(slack, m, -c);
+    for (const auto& kv : slack)
+      if (kv.second < 0) return false;
+    return true;
+  };
+  // Candidate quotients, read off the first term of the divisor: every term
+  // of a it divides; only those whose quotient holds an index variable (so
+  // that a size term such as N1 in N1 + o stays in the remainder); none.
   const Monomial& bm = bp.begin()->first;
   const int64_t bc = bp.begin()->second;
-  for (const std::string& n : bm)
-    if (!s.is_size(n)) return false;  // the divisor must be positive: a product of sizes
-  Polynomial qp, rp;
+  Polynomial cands[3];
   for (const auto& [m, c] : a.polynomial()) {
     Monomial rest;
-    if (divide_names(m, bm, &rest) && c % bc == 0) add_term(qp, rest, c / bc);
-    else add_term(rp, m, c);
+    if (!divide_names(m, bm, &rest) || c % bc != 0) continue;
+    add_term(cands[0], rest, c / bc);
+    bool has_var = false;
+    for (const std::string& n : rest) has_var = has_var || !s.is_size(n);
+    if (has_var) add_term(cands[1], rest, c / bc);
   }
-  // An upper bound of r, term by term: coef * (extent(v) - 1) * sizes for a
-  // term with one index variable v; a literal for the constant.
-  Polynomial bound;
-  for (const auto& [m, c] : rp) {
-    if (c < 0) return false;
-    Monomial sizes;
-    std::string v;
-    int vars = 0;
-    for (const std::string& n : m) {
-      if (s.is_size(n)) sizes.push_back(n);
-      else {
-        v = n;
-        ++vars;
-      }
+  Polynomial qp, rp;
+  bool found = false;
+  for (const Polynomial& cand : cands) {
+    Polynomial rem = (a - b * of(cand)).polynomial();
+    if (remainder_fits(rem)) {
+      qp = cand;
+      rp = rem;
+      found = true;
+      break;
     }
-    if (vars == 0 && !m.empty()) return false;  // a size left over: unbounded against c
-    if (vars > 1) return false;
-    if (vars == 0) {
-      add_term(bound, {}, c);
-      continue;
-    }
-    const SymIndex* e = s.extent_of(v);
-    if (!e) return false;
-    SymIndex t = (*e - literal(1)) * of({{sizes, c}});
-    for (const auto& [mm, cc] : t.polynomial()) add_term(bound, mm, cc);
   }
-  // c - 1 - bound >= 0 for all sizes >= 1 when no coefficient is negative.
-  Polynomial slack = bp;
-  add_term(slack, {}, -1);
-  for (const auto& [m, c] : bound) add_term(slack, m, -c);
-  for (const auto& kv : slack)
-    if (kv.second < 0) return false;
+  if (!found) return false;
   *q = of(qp);
   *r = of(rp);
   return true;

@@ -16,8 +16,8 @@
 // * and / and % follow element_def.h's contract (floor semantics on
 // non-negative values). Products of non-literals are kept as polynomial
 // terms while the arithmetic runs, because Reshape's row-major formula
-// multiplies indices by symbolic strides (o0*S + o1); a division by a
-// monomial c folds exactly when the dividend is c*q + r with 0 <= r < c
+// multiplies indices by symbolic strides (o0*S + o1); a division by c, a
+// monomial or a sum of monomials with positive coefficients (N1 + N2), folds exactly when the dividend is c*q + r with 0 <= r < c
 // provable from the variables' ranges (each term of r bounded by its index
 // variable's extent, and c - 1 minus the bounds a polynomial with
 // non-negative coefficients in the sizes, which are >= 1). What remains

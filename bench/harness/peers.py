@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Times the peers (numpy, PyTorch eager, torch.compile, JAX jit) on one workload.
+
+`axon bench` runs this as a subprocess, once per workload, with the inputs
+it generated (.npy, float64 values, cast here to each parameter's dtype) and,
+when it has them, the float64 reference and the error budget per element:
+
+    peers.py --spec W.py [--entry NAME] [-D M=1024 ...] --inputs in0.npy in1.npy ...
+             [--reference ref0.npy ...] [--bound bound0.npy ...]
+             [--peers numpy,torch,torch.compile,jax] [--min-seconds 0.2] [--out result.json]
+
+Every peer runs the same spec file, unchanged: numpy as it is; torch and jax
+by executing the file with `import numpy` answered by a small shim that maps
+the numpy calls the workloads use onto torch / jax.numpy (see TorchNumpy and
+jax_numpy below). Before a peer is timed, its output is compared with
+numpy's: within 2x the error budget (both are within one budget of the exact
+value when correct) or, without a budget, within rtol 1e-3 of numpy's scale.
+A peer that is not importable is "not installed"; one that raises, or
+returns something else, is "failed: reason" or "wrong result: ...". Nothing
+is dropped. Timing: warm-up calls (which include torch.compile's and jit's
+compilation, reported as compile_s), then repetitions until at least 5 and
+--min-seconds, median, min and max in milliseconds.
+
+Writes one JSON object (stdout, or --out):
+    {"entry": ..., "numpy_output_dtypes": [...], "peers": {NAME: {"status": "ok" |
+     "not installed" | "failed: ..." | "wrong result: ...", "median_ms", "min_ms",
+     "max_ms", "reps", "compile_s", "max_error_over_budget", "max_diff_vs_numpy"}}}
+"""
+import argparse
+import builtins
+import inspect
+import json
+import math
+import os
+import re
+import statistics
+import sys
+import time
+import traceback
+import types
+
+import numpy as np
+
+ALL_PEERS = ["numpy", "torch", "torch.compile", "jax"]
+DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "bool": np.bool_}
+
+
+# --- loading the spec under a chosen `numpy` --------------------------------
+
+def load_entry(path, entry, numpy_module):
+    """Executes the spec with `import numpy` bound to `numpy_module`; returns the entry function."""
+    real_import = builtins.__import__
+
+    def spec_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "numpy" or name.startswith("numpy."):
+            return numpy_module
+        return real_import(name, globals, locals, fromlist, level)
+
+    spec_builtins = dict(vars(builtins))
+    spec_builtins["__import__"] = spec_import
+    namespace = {"__builtins__": spec_builtins, "__name__": "axon_spec", "__file__": path}
+    with open(path) as f:
+        code = compile(f.read(), path, "exec")
+    exec(code, namespace)
+    functions = [v for v in namespace.values() if inspect.isfunction(v) and v.__code__.co_filename == path]
+    if entry:
+        for fn in functions:
+            if fn.__name__ == entry:
+                return fn
+        raise SystemExit(f"peers.py: {path}: no function named {entry!r}")
+    best = None
+    for fn in functions:  # the last fully annotated function, as axon chooses
+        params = list(inspect.signature(fn).parameters.values())
+        if params and all(p.annotation is not inspect.Parameter.empty for p in params):
+            best = fn
+    if best is None:
+        raise SystemExit(f"peers.py: {path}: no function with every parameter annotated")
+    return best
+
+
+def param_dtypes(fn):
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        m = re.fullmatch(r"\s*(\w+)\[.*\]\s*", str(p.annotation))
+        out.append(DTYPES.get(m.group(1), np.float32) if m else np.float32)
+    return out
+
+
+# --- the torch shim ---------------------------------------------------------
+
+class TorchNumpy(types.ModuleType):
+    """The part of numpy's namespace the workloads use, on torch tensors.
+
+    Python scalars (shapes, constants) stay Python numbers, computed with
+    `math`, so they combine with float32 tensors as weak scalars, as a torch
+    user would write them.
+    """
+
+    def __init__(self, torch):
+        super().__init__("numpy")
+        t = self.t = torch
+        self.float32, self.float64, self.int32, self.int64 = t.float32, t.float64, t.int32, t.int64
+        self.bool_ = t.bool
+        self.inf, self.pi, self.e, self.newaxis = math.inf, math.pi, math.e, None
+        for name, scalar in [("exp", math.exp), ("log", math.log), ("sqrt", math.sqrt), ("tanh", math.tanh),
+                             ("sin", math.sin), ("cos", math.cos), ("abs", abs), ("absolute", abs),
+                             ("log1p", math.log1p), ("expm1", math.expm1), ("floor", math.floor),
+                             ("ceil", math.ceil)]:
+            setattr(self, name, self._unary(getattr(t, name), scalar))
+        self.negative = lambda x: -x
+        self.square = lambda x: x * x
+        self.reciprocal = lambda x: 1.0 / x
+        self.matmul = t.matmul
+        self.einsum = t.einsum
+        self.swapaxes = t.swapaxes
+        self.reshape = lambda x, shape: t.reshape(x, (shape,) if isinstance(shape, int) else tuple(shape))
+        self.ascontiguousarray = lambda x: x.contiguous()
+        self.asarray = lambda x, dtype=None: t.as_tensor(x, dtype=self._dtype(dtype))
+        self.expand_dims = lambda x, axis: t.unsqueeze(x, axis)
+        self.squeeze = lambda x, axis=None: t.squeeze(x) if axis is None else t.squeeze(x, axis)
+        self.concatenate = lambda xs, axis=0: t.cat(list(xs), dim=axis)
+        self.stack = lambda xs, axis=0: t.stack(list(xs), dim=axis)
+        self.triu = lambda x, k=0: t.triu(x, diagonal=k)
+        self.tril = lambda x, k=0: t.tril(x, diagonal=k)
+        self.where = lambda c, a, b: t.where(c, a, b)
+        self.sum = self._reduce(t.sum)
+        self.mean = self._reduce(t.mean)
+        self.max = self.amax = self._reduce(t.amax)
+        self.min = self.amin = self._reduce(t.amin)
+        self.maximum = lambda a, b: t.maximum(*self._tensors(a, b))
+        self.minimum = lambda a, b: t.minimum(*self._tensors(a, b))
+
+    def _dtype(self, d):
+        table = {None: None, float: self.t.float64, int: self.t.int64, bool: self.t.bool}
+        if d in table:
+            return table[d]
+        if isinstance(d, self.t.dtype):
+            return d
+        return {np.float32: self.t.float32, np.float64: self.t.float64, np.int32: self.t.int32,
+                np.int64: self.t.int64, np.bool_: self.t.bool}[np.dtype(d).type]
+
+    def _unary(self, tensor_fn, scalar_fn):
+        def f(x):
+            return tensor_fn(x) if isinstance(x, self.t.Tensor) else scalar_fn(x)
+        return f
+
+    def _reduce(self, fn):
+        def f(x, axis=None, keepdims=False):
+            if axis is None:
+                r = fn(x)
+                return r.reshape((1,) * x.dim()) if keepdims else r
+            return fn(x, dim=axis, keepdim=keepdims)
+        return f
+
+    def _tensors(self, a, b):
+        if not isinstance(a, self.t.Tensor):
+            a = self.t.as_tensor(a, dtype=b.dtype)
+        if not isinstance(b, self.t.Tensor):
+            b = self.t.as_tensor(b, dtype=a.dtype)
+        return a, b
+
+    def split(self, x, sections, axis=0):
+        if isinstance(sections, int):
+            return list(self.t.tensor_split(x, sections, dim=axis))
+        return list(self.t.tensor_split(x, list(sections), dim=axis))
+
+    def transpose(self, x, axes=None):
+        return x.permute(*(axes if axes is not None else reversed(range(x.dim()))))
+
+    def ones(self, shape, dtype=float):
+        return self.t.ones(shape, dtype=self._dtype(dtype))
+
+    def zeros(self, shape, dtype=float):
+        return self.t.zeros(shape, dtype=self._dtype(dtype))
+
+    def full(self, shape, value, dtype=None):
+        return self.t.full(shape if not isinstance(shape, int) else (shape,), value, dtype=self._dtype(dtype))
+
+    def arange(self, *args, dtype=None):
+        return self.t.arange(*args, dtype=self._dtype(dtype))
+
+
+def jax_numpy(jnp):
+    """jax.numpy is numpy's API already; only the calls it lacks are added."""
+    shim = types.ModuleType("numpy")
+    shim.__dict__.update({k: getattr(jnp, k) for k in dir(jnp) if not k.startswith("__")})
+    shim.ascontiguousarray = jnp.asarray  # XLA materialises every output anyway
+    return shim
+
+
+# --- running and checking ---------------------------------------------------
+
+def time_call(fn, warmup=2, min_reps=5, min_seconds=0.2):
+    t0 = time.perf_counter()
+    for _ in range(warmup):
+        fn()
+    compile_s = time.perf_counter() - t0
+    samples = []
+    start = time.perf_counter()
+    while len(samples) < min_reps or time.perf_counter() - start < min_seconds:
+        t1 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t1) * 1e3)
+    return {"median_ms": statistics.median(samples), "min_ms": min(samples), "max_ms": max(samples),
+            "reps": len(samples), "compile_s": compile_s}
+
+
+def as_list(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def compare(got, want, bounds, reference):
+    """(ok, detail): `got` against numpy's outputs `want` (see the module docstring)."""
+    if len(got) != len(want):
+        return False, f"{len(got)} outputs, numpy gives {len(want)}", {}
+    stats = {"max_diff_vs_numpy": 0.0}
+    for i, (g, w) in enumerate(zip(got, want)):
+        g = np.asarray(g, dtype=np.float64)
+        w = np.asarray(w, dtype=np.float64)
+        if g.shape != w.shape:
+            return False, f"output {i} has shape {g.shape}, numpy's {w.shape}", stats
+        diff = np.abs(g - w)
+        same = (g == w) | (np.isnan(g) & np.isnan(w))
+        diff = np.where(same, 0.0, diff)
+        if bounds:
+            allowed = 2.0 * np.asarray(bounds[i], dtype=np.float64).reshape(w.shape)
+        else:
+            finite = np.abs(w[np.isfinite(w)])
+            allowed = np.full(w.shape, 1e-3 * (finite.max() if finite.size else 1.0) + 1e-6)
+        if diff.size:
+            stats["max_diff_vs_numpy"] = max(stats["max_diff_vs_numpy"], float(np.nanmax(np.where(np.isnan(diff), np.inf, diff))))
+        if reference:
+            r = np.asarray(reference[i], dtype=np.float64).reshape(w.shape)
+            b = np.asarray(bounds[i], dtype=np.float64).reshape(w.shape) if bounds else None
+            if b is not None:
+                err = np.where((g == r) | (np.isnan(g) & np.isnan(r)), 0.0, np.abs(g - r))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratio = np.where(err == 0, 0.0, err / b)
+                worst = float(np.nanmax(np.where(np.isnan(ratio), np.inf, ratio))) if ratio.size else 0.0
+                stats["max_error_over_budget"] = max(stats.get("max_error_over_budget", 0.0), worst)
+        bad = ~(diff <= allowed)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            idx = np.unravel_index(k, w.shape)
+            return False, (f"output {i}{list(idx)}: {g.flat[k]:.9g}, numpy {w.flat[k]:.9g} "
+                           f"(allowed difference {allowed.flat[k]:.3g}; {int(bad.sum())} elements differ)"), stats
+    return True, "", stats
+
+
+def first_line(e):
+    text = f"{type(e).__name__}: {e}".strip().splitlines()
+    return text[0][:200] if text else type(e).__name__
+
+
+def make_runner(peer, spec, entry, inputs, dtypes):
+    """A zero-argument callable computing the outputs as numpy arrays (and one for timing)."""
+    if peer == "numpy":
+        fn = load_entry(spec, entry, np)
+        args = [a.astype(d) for a, d in zip(inputs, dtypes)]
+        call = lambda: fn(*args)  # noqa: E731
+        return (lambda: [np.asarray(o) for o in as_list(call())]), call
+    if peer in ("torch", "torch.compile"):
+        import torch
+        fn = load_entry(spec, entry, TorchNumpy(torch))
+        if peer == "torch.compile":
+            fn = torch.compile(fn)
+        args = [torch.from_numpy(np.ascontiguousarray(a.astype(d))) for a, d in zip(inputs, dtypes)]
+
+        def call():
+            with torch.no_grad():
+                return fn(*args)
+        return (lambda: [o.detach().cpu().numpy() for o in as_list(call())]), call
+    if peer == "jax":
+        import jax
+        import jax.numpy as jnp
+        jax.config.update("jax_platforms", "cpu")
+        fn = jax.jit(load_entry(spec, entry, jax_numpy(jnp)))
+        args = [jax.device_put(a.astype(d)) for a, d in zip(inputs, dtypes)]
+        call = lambda: jax.block_until_ready(fn(*args))  # noqa: E731
+        return (lambda: [np.asarray(o) for o in as_list(call())]), call
+    raise SystemExit(f"peers.py: unknown peer {peer!r} (known: {', '.join(ALL_PEERS)})")
+
+
+def is_installed(peer):
+    module = {"numpy": "numpy", "torch": "torch", "torch.compile": "torch", "jax": "jax"}.get(peer, peer)
+    try:
+        __import__(module)
+        return True, ""
+    except ImportError:
+        return False, ""
+    except Exception as e:  # noqa: BLE001 - a broken install is a failure, not an absence
+        return True, first_line(e)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spec", required=True)
+    ap.add_argument("--entry", default="")
+    ap.add_argument("-D", "--define", action="append", default=[], help="recorded; shapes come from the inputs")
+    ap.add_argument("--inputs", nargs="*", default=[])
+    ap.add_argument("--reference", nargs="*", default=[])
+    ap.add_argument("--bound", nargs="*", default=[])
+    ap.add_argument("--peers", default=",".join(ALL_PEERS))
+    ap.add_argument("--min-seconds", type=float, default=0.2)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+
+    inputs = [np.load(p) for p in args.inputs]
+    reference = [np.load(p) for p in args.reference]
+    bounds = [np.load(p) for p in args.bound]
+    entry_fn = load_entry(args.spec, args.entry, np)
+    dtypes = param_dtypes(entry_fn)
+    if len(dtypes) != len(inputs):
+        raise SystemExit(f"peers.py: {args.spec}: the entry takes {len(dtypes)} parameters, got {len(inputs)} inputs")
+
+    result = {"spec": args.spec, "entry": entry_fn.__name__, "defines": args.define, "peers": {}}
+    numpy_out = None
+    peers = [p for p in args.peers.split(",") if p]
+    if "numpy" not in peers:
+        peers = ["numpy"] + peers  # the others are checked against it
+        untimed_numpy = True
+    else:
+        untimed_numpy = False
+    for peer in peers:
+        row = {}
+        installed, broken = is_installed(peer)
+        if not installed:
+            row["status"] = "not installed"
+        elif broken:
+            row["status"] = "failed: " + broken
+        else:
+            try:
+                outputs, call = make_runner(peer, args.spec, args.entry, inputs, dtypes)
+                got = outputs()
+                if peer == "numpy":
+                    numpy_out = got
+                    result["numpy_output_dtypes"] = [str(o.dtype) for o in got]
+                    ok, detail, stats = compare(got, got, bounds, reference)
+                else:
+                    if numpy_out is None:
+                        raise RuntimeError("numpy failed, so there is nothing to check against")
+                    ok, detail, stats = compare(got, numpy_out, bounds, reference)
+                row.update(stats)
+                if not ok:
+                    row["status"] = "wrong result: " + detail
+                elif peer == "numpy" and untimed_numpy:
+                    row["status"] = "ok (not timed)"
+                else:
+                    row.update(time_call(call, min_seconds=args.min_seconds))
+                    row["status"] = "ok"
+            except SystemExit:
+                raise
+            except Exception as e:  # noqa: BLE001 - every failure is reported in the table
+                row["status"] = "failed: " + first_line(e)
+                if os.environ.get("AXON_PEERS_TRACEBACK"):
+                    traceback.print_exc()
+        result["peers"][peer] = row
+        print(f"peers: {peer}: {row.get('status')}" +
+              (f", {row['median_ms']:.3f} ms" if "median_ms" in row else ""), file=sys.stderr)
+        if untimed_numpy and peer == "numpy":
+            continue
+    text = json.dumps(result, indent=2)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()

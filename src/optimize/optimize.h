@@ -1,0 +1,57 @@
+// `axon optimize`: from a graph to the fastest verified kernel axon can
+// find on a target (DESIGN.md §5, §9).
+//
+/// The search enumerates the schedule space guided by the cost model, then
+/// refines by Markov-chain Monte Carlo on measured time; every candidate is
+/// compiled (in parallel, cached), checked against the float64 reference
+/// under the error budget before it is timed, and timed with warm-up,
+/// repetitions and pinned threads. Results are stored in the tuning
+/// database, so a repeated call answers from it at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "codegen/kernel_source.h"
+#include "ir/graph.h"
+#include "schedule/schedule.h"
+#include "target/target.h"
+
+namespace axon::optimize {
+
+struct Progress {
+  int tried = 0, compiled = 0, verified = 0;
+  double best_ms = 0, naive_ms = 0;  // 0: not measured yet
+  double elapsed_s = 0;
+};
+
+struct OptimizeOptions {
+  target::Target target;
+  double budget_s = 180;        // wall-clock limit of the search
+  int trials = 0;               // most candidates to measure; 0: no limit
+  uint64_t seed = 1;            // the search's randomness (not the check's)
+  std::string db_path;          // empty: the default database file
+  bool use_db = true;           // false: neither read nor write the database
+  bool resume = false;          // continue a stored search instead of answering from it
+  std::function<void(const Progress&)> on_progress;  // called after each candidate
+  const std::atomic<bool>* interrupt = nullptr;     // set (e.g. by SIGINT): stop, keep the best so far
+};
+
+struct OptimizeResult {
+  codegen::KernelSource kernel;    // the winner (the naive kernel if nothing beat it)
+  schedule::Schedule schedule;
+  double axon_ms = 0, naive_ms = 0;
+  bool from_db = false;
+  std::string stop_reason;         // "budget", "trials", "space exhausted", "interrupted", "database"
+  nlohmann::json report;           // the report.json object (see docs/optimize.md)
+};
+
+OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts);
+
+/// report.md: the report object as a short Markdown page.
+std::string report_markdown(const nlohmann::json& report);
+
+}  // namespace axon::optimize

@@ -1,0 +1,501 @@
+// Operator propagation: the candidate moves of rewrite.h, the graph editor
+// they are built with, and their proofs over symbolic sizes.
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "rewrite/rewrite.h"
+#include "support/diagnostic.h"
+
+namespace axon::rewrite {
+namespace {
+
+using ir::Graph;
+using ir::Node;
+using ir::NodeId;
+using ir::Op;
+using ir::Shape;
+
+// Builds the replacement of one node in the new graph, given the map from
+// old ids to new ones (filled for every earlier node).
+using Builder = std::function<NodeId(Graph&, const std::vector<NodeId>&)>;
+
+// Copies `g` node by node into a fresh graph, building the nodes in
+// `replace` with their functions instead; compacted.
+Graph rebuild(const Graph& g, const std::map<NodeId, Builder>& replace) {
+  Graph ng;
+  ng.entry = g.entry;
+  ng.params = g.params;
+  std::vector<NodeId> map(g.size(), -1);
+  for (NodeId i = 0; i < g.size(); ++i) {
+    auto r = replace.find(i);
+    if (r != replace.end()) {
+      map[i] = r->second(ng, map);
+      continue;
+    }
+    Node n = g[i];
+    for (NodeId& a : n.args) a = map[a];
+    map[i] = ng.make(std::move(n));
+  }
+  for (NodeId o : g.outputs) ng.outputs.push_back(map[o]);
+  return ir::compact(ng);
+}
+
+bool is_matmul(const Graph& g, NodeId id) {
+  const Node& n = g[id];
+  if (n.op != Op::Einsum) return false;
+  ir::EinsumSpec s;
+  if (!ir::parse_einsum(n.attrs.text, &s)) return false;
+  return s.a.size() == 2 && s.b.size() == 2 && s.out.size() == 2 && s.a[1] == s.b[0] && s.out[0] == s.a[0] &&
+         s.out[1] == s.b[1] && s.a[0] != s.a[1] && s.b[1] != s.a[1] && s.a[0] != s.b[1];
+}
+
+NodeId matmul(Graph& g, NodeId a, NodeId b) { return ir::einsum(g, "mk,kn->mn", a, b); }
+
+NodeId slice_axis(Graph& g, NodeId a, int axis, int64_t start, int64_t len) {
+  Shape s = g[a].type.shape;
+  std::vector<int64_t> starts(s.size(), 0), steps(s.size(), 1);
+  starts[axis] = start;
+  s[axis] = len;
+  return ir::slice(g, a, starts, steps, s);
+}
+
+// ---- factor-out-of-contraction
+
+struct Factor {
+  NodeId id;
+  bool denominator;
+};
+
+void flatten(const Graph& g, NodeId id, bool denom, std::vector<Factor>* out) {
+  const Node& n = g[id];
+  if (n.op == Op::Mul) {
+    flatten(g, n.args[0], denom, out);
+    flatten(g, n.args[1], denom, out);
+  } else if (n.op == Op::Div) {
+    flatten(g, n.args[0], denom, out);
+    flatten(g, n.args[1], !denom, out);
+  } else {
+    out->push_back({id, denom});
+  }
+}
+
+// The factor `f` of operand `side` of einsum `e`, expressed in the output's
+// layout; -1 when it varies along a contracted axis or cannot be laid out
+// without a transpose. Checks only when `ng` is null; otherwise builds the
+// reshaped source of the factor (new id `nf`) into `ng`.
+NodeId factor_in_output_layout(const Graph& g, NodeId e, int side, NodeId f, Graph* ng, NodeId nf) {
+  ir::EinsumSpec s;
+  ir::parse_einsum(g[e].attrs.text, &s);
+  const std::string& labels = side == 0 ? s.a : s.b;
+  NodeId src = g[f].op == Op::Broadcast ? g[f].args[0] : f;
+  const Shape& ts = g[src].type.shape;
+  if (ts.size() != labels.size()) return -1;
+  for (size_t i = 0; i < labels.size(); ++i)
+    if (s.out.find(labels[i]) == std::string::npos && ts[i] != 1) return -1;
+  Shape target;
+  int last = -1;
+  for (char l : s.out) {
+    size_t p = labels.find(l);
+    int64_t d = p == std::string::npos ? 1 : ts[p];
+    if (d != 1) {
+      if (static_cast<int>(p) < last) return -1;  // would need a transpose
+      last = static_cast<int>(p);
+    }
+    target.push_back(d);
+  }
+  if (!ng) return 0;
+  NodeId nsrc = g[f].op == Op::Broadcast ? ng->node(nf).args[0] : nf;
+  NodeId r = ng->node(nsrc).type.shape == target ? nsrc : ir::reshape(*ng, nsrc, target);
+  return r;
+}
+
+std::optional<Graph> factor_out(const Graph& g, const Move& m) {
+  NodeId e = m.site.at(0);
+  if (g[e].op != Op::Einsum) return std::nullopt;
+  int side = m.variant / 100, fi = m.variant % 100;
+  NodeId operand = g[e].args[side];
+  std::vector<Factor> fs;
+  flatten(g, operand, false, &fs);
+  if (fs.size() < 2 || fi >= static_cast<int>(fs.size())) return std::nullopt;
+  Factor moved = fs[fi];
+  bool numerator_left = false;
+  for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+    if (i != fi && !fs[i].denominator) numerator_left = true;
+  if (!numerator_left) return std::nullopt;
+  if (factor_in_output_layout(g, e, side, moved.id, nullptr, -1) < 0) return std::nullopt;
+  std::map<NodeId, Builder> rep;
+  rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
+    NodeId prod = -1;
+    for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+      if (i != fi && !fs[i].denominator) prod = prod < 0 ? map[fs[i].id] : ir::binary(ng, Op::Mul, prod, map[fs[i].id]);
+    for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+      if (i != fi && fs[i].denominator) prod = ir::binary(ng, Op::Div, prod, map[fs[i].id]);
+    NodeId a = side == 0 ? prod : map[g[e].args[0]];
+    NodeId b = side == 1 ? prod : map[g[e].args[1]];
+    NodeId ne = ir::einsum(ng, g[e].attrs.text, a, b);
+    NodeId t = factor_in_output_layout(g, e, side, moved.id, &ng, map[moved.id]);
+    Shape os = ng[ne].type.shape;
+    if (ng[t].type.shape != os) t = ir::broadcast(ng, t, os);
+    return ir::binary(ng, moved.denominator ? Op::Div : Op::Mul, ne, t);
+  };
+  return rebuild(g, rep);
+}
+
+// ---- sum-of-contractions: P@Q + R@S = [P R] @ [Q; S]
+
+std::optional<Graph> sum_of_contractions(const Graph& g, const Move& m) {
+  NodeId add = m.site.at(0);
+  if (g[add].op != Op::Add) return std::nullopt;
+  NodeId e1 = g[add].args[0], e2 = g[add].args[1];
+  if (!is_matmul(g, e1) || !is_matmul(g, e2)) return std::nullopt;
+  std::map<NodeId, Builder> rep;
+  rep[add] = [&](Graph& ng, const std::vector<NodeId>& map) {
+    NodeId lhs = ir::concat(ng, {map[g[e1].args[0]], map[g[e2].args[0]]}, 1);
+    NodeId rhs = ir::concat(ng, {map[g[e1].args[1]], map[g[e2].args[1]]}, 0);
+    return matmul(ng, lhs, rhs);
+  };
+  return rebuild(g, rep);
+}
+
+// ---- shared-operand-merge: X@W1, X@W2 -> X@[W1 W2] sliced
+
+std::optional<Graph> shared_operand(const Graph& g, const Move& m) {
+  NodeId e1 = m.site.at(0), e2 = m.site.at(1);
+  if (!is_matmul(g, e1) || !is_matmul(g, e2) || g[e1].args[0] != g[e2].args[0] || e1 == e2) return std::nullopt;
+  NodeId w1 = g[e1].args[1], w2 = g[e2].args[1];
+  // Both weights must exist before the first product (the editor builds in order).
+  if (w1 == w2 || std::max(w1, w2) > std::min(e1, e2)) return std::nullopt;
+  std::map<NodeId, Builder> rep;
+  auto merged = [&](Graph& ng, const std::vector<NodeId>& map) {
+    return matmul(ng, map[g[e1].args[0]], ir::concat(ng, {map[w1], map[w2]}, 1));
+  };
+  rep[e1] = [&](Graph& ng, const std::vector<NodeId>& map) {
+    NodeId c = merged(ng, map);
+    return slice_axis(ng, c, 1, 0, ng[map[w1]].type.shape[1]);
+  };
+  rep[e2] = [&](Graph& ng, const std::vector<NodeId>& map) {
+    NodeId c = merged(ng, map);
+    int64_t n1 = ng[map[w1]].type.shape[1];
+    return slice_axis(ng, c, 1, n1, ng[map[w2]].type.shape[1]);
+  };
+  return rebuild(g, rep);
+}
+
+// ---- reassociate: variant 0 (A@B)@C -> A@(B@C), variant 1 the reverse
+
+std::optional<Graph> reassociate(const Graph& g, const Move& m) {
+  NodeId e = m.site.at(0);
+  if (!is_matmul(g, e)) return std::nullopt;
+  NodeId l = g[e].args[0], r = g[e].args[1];
+  std::map<NodeId, Builder> rep;
+  if (m.variant == 0) {
+    if (!is_matmul(g, l)) return std::nullopt;
+    rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
+      return matmul(ng, map[g[l].args[0]], matmul(ng, map[g[l].args[1]], map[r]));
+    };
+  } else {
+    if (!is_matmul(g, r)) return std::nullopt;
+    rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
+      return matmul(ng, matmul(ng, map[l], map[g[r].args[0]]), map[g[r].args[1]]);
+    };
+  }
+  return rebuild(g, rep);
+}
+
+// ---- transpose-into-contraction: einsum(transpose(A), B) relabels A
+
+std::optional<Graph> transpose_into(const Graph& g, const Move& m) {
+  NodeId e = m.site.at(0);
+  if (g[e].op != Op::Einsum) return std::nullopt;
+  int side = m.variant;
+  NodeId t = g[e].args[side];
+  if (g[t].op != Op::Transpose) return std::nullopt;
+  ir::EinsumSpec s;
+  if (!ir::parse_einsum(g[e].attrs.text, &s)) return std::nullopt;
+  std::string& labels = side == 0 ? s.a : s.b;
+  const std::vector<int64_t>& perm = g[t].attrs.ints;
+  std::string src(labels.size(), '?');
+  for (size_t i = 0; i < perm.size(); ++i) src[perm[i]] = labels[i];
+  labels = src;
+  std::string spec = s.a + "," + s.b + "->" + s.out;
+  std::map<NodeId, Builder> rep;
+  rep[e] = [&, spec](Graph& ng, const std::vector<NodeId>& map) {
+    NodeId a = side == 0 ? map[g[t].args[0]] : map[g[e].args[0]];
+    NodeId b = side == 1 ? map[g[t].args[0]] : map[g[e].args[1]];
+    return ir::einsum(ng, spec, a, b);
+  };
+  return rebuild(g, rep);
+}
+
+// ---- unary-past-contraction: einsum(u(x), W) -> u(einsum(x, W)). Holds for
+// neg, not for exp or tanh: the prover decides.
+
+std::optional<Graph> unary_past(const Graph& g, const Move& m) {
+  NodeId e = m.site.at(0);
+  if (g[e].op != Op::Einsum) return std::nullopt;
+  int side = m.variant;
+  NodeId u = g[e].args[side];
+  if (!ir::is_elementwise(g[u].op) || g[u].args.size() != 1 || g[u].op == Op::Cast) return std::nullopt;
+  std::map<NodeId, Builder> rep;
+  rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
+    NodeId a = side == 0 ? map[g[u].args[0]] : map[g[e].args[0]];
+    NodeId b = side == 1 ? map[g[u].args[0]] : map[g[e].args[1]];
+    return ir::unary(ng, g[u].op, ir::einsum(ng, g[e].attrs.text, a, b));
+  };
+  return rebuild(g, rep);
+}
+
+// ---- online-softmax: softmax(x) @ V with the key axis split into a tile of
+// t and the rest, each tile with its own running max, combined by the
+// rescale exp(m_tile - m). Needs the exp axioms. t = min(32, N / 2): a
+// literal, so that the rest N - t stays affine in the symbolic size.
+
+// The x of softmax(x) along the last axis when `d` computes it in the
+// frontend's form exp(x - max(x)) / sum(exp(x - max(x))); -1 otherwise.
+NodeId softmax_input(const Graph& g, NodeId d) {
+  auto through = [&](NodeId id, Op op) { return g[id].op == op ? g[id].args[0] : -1; };
+  if (g[d].op != Op::Div) return -1;
+  NodeId e = g[d].args[0];
+  if (g[e].op != Op::Exp) return -1;
+  int last = static_cast<int>(g[e].type.shape.size()) - 1;
+  NodeId sum = through(through(g[d].args[1], Op::Broadcast), Op::Reshape);
+  if (sum < 0 || g[sum].op != Op::ReduceSum || g[sum].args[0] != e || g[sum].attrs.ints != std::vector<int64_t>{last})
+    return -1;
+  NodeId sub = g[e].args[0];
+  if (g[sub].op != Op::Sub) return -1;
+  NodeId x = g[sub].args[0];
+  NodeId mx = through(through(g[sub].args[1], Op::Broadcast), Op::Reshape);
+  if (mx < 0 || g[mx].op != Op::ReduceMax || g[mx].args[0] != x || g[mx].attrs.ints != std::vector<int64_t>{last})
+    return -1;
+  return x;
+}
+
+std::optional<Graph> online_softmax(const Graph& g, const Move& m) {
+  NodeId e = m.site.at(0);
+  if (g[e].op != Op::Einsum) return std::nullopt;
+  ir::EinsumSpec s;
+  if (!ir::parse_einsum(g[e].attrs.text, &s)) return std::nullopt;
+  NodeId x = softmax_input(g, g[e].args[0]);
+  if (x < 0) return std::nullopt;
+  // One contracted label, the last of the softmax operand; the output is the
+  // operand's other labels followed by one label of V.
+  char k = s.a.back();
+  size_t kv = s.b.find(k);
+  if (s.reduced() != std::string(1, k) || kv == std::string::npos ||
+      s.out.substr(0, s.a.size() - 1) != s.a.substr(0, s.a.size() - 1) || s.out.size() != s.a.size())
+    return std::nullopt;
+  int last = static_cast<int>(s.a.size()) - 1;
+  int64_t n = g[x].type.shape[last];
+  if (n < 2) return std::nullopt;
+  int64_t t = m.tile > 0 ? m.tile : std::min<int64_t>(32, n / 2);
+  if (t >= n) return std::nullopt;
+  NodeId v = g[e].args[1];
+  std::map<NodeId, Builder> rep;
+  rep[e] = [&, t, n, last, kv](Graph& ng, const std::vector<NodeId>& map) {
+    auto keep = [&](NodeId r) {  // [..] -> [.., 1]
+      Shape sh = ng[r].type.shape;
+      sh.push_back(1);
+      return ir::reshape(ng, r, sh);
+    };
+    auto bc = [&](NodeId a, NodeId like) { return ir::broadcast(ng, a, ng[like].type.shape); };
+    NodeId nx = map[x], nv = map[v];
+    NodeId xs[2] = {slice_axis(ng, nx, last, 0, t), slice_axis(ng, nx, last, t, n - t)};
+    NodeId vs[2] = {slice_axis(ng, nv, static_cast<int>(kv), 0, t), slice_axis(ng, nv, static_cast<int>(kv), t, n - t)};
+    NodeId mt[2], l[2], o[2];
+    for (int i = 0; i < 2; ++i) {
+      mt[i] = keep(ir::reduce(ng, Op::ReduceMax, xs[i], {last}));
+      NodeId ex = ir::unary(ng, Op::Exp, ir::binary(ng, Op::Sub, xs[i], bc(mt[i], xs[i])));
+      l[i] = keep(ir::reduce(ng, Op::ReduceSum, ex, {last}));
+      o[i] = ir::einsum(ng, g[e].attrs.text, ex, vs[i]);
+    }
+    NodeId mm = ir::binary(ng, Op::Maximum, mt[0], mt[1]);
+    NodeId num = -1, den = -1;
+    for (int i = 0; i < 2; ++i) {
+      NodeId a = ir::unary(ng, Op::Exp, ir::binary(ng, Op::Sub, mt[i], mm));
+      NodeId on = ir::binary(ng, Op::Mul, o[i], bc(a, o[i]));
+      NodeId ln = ir::binary(ng, Op::Mul, l[i], a);
+      num = num < 0 ? on : ir::binary(ng, Op::Add, num, on);
+      den = den < 0 ? ln : ir::binary(ng, Op::Add, den, ln);
+    }
+    return ir::binary(ng, Op::Div, num, bc(den, num));
+  };
+  return rebuild(g, rep);
+}
+
+std::string node_name(const Graph& g, NodeId id) {
+  const Node& n = g[id];
+  if (n.op == Op::Param) return g.params.at(n.attrs.ints.at(0)).name;
+  return "%" + std::to_string(id) + "(" + ir::op_name(n.op) + ")";
+}
+
+}  // namespace
+
+std::optional<Graph> apply_move(const Graph& g, const Move& m) {
+  try {
+    if (m.kind == "factor-out-of-contraction") return factor_out(g, m);
+    if (m.kind == "sum-of-contractions") return sum_of_contractions(g, m);
+    if (m.kind == "shared-operand-merge") return shared_operand(g, m);
+    if (m.kind == "reassociate") return reassociate(g, m);
+    if (m.kind == "transpose-into-contraction") return transpose_into(g, m);
+    if (m.kind == "unary-past-contraction") return unary_past(g, m);
+    if (m.kind == "online-softmax") return online_softmax(g, m);
+    if (m.kind == "library-rule") return apply_library_rule(g, m);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the builders refused the shapes: the move does not apply here
+  }
+  return std::nullopt;
+}
+
+std::vector<Move> candidate_moves(const Graph& g) {
+  std::vector<Move> out;
+  std::vector<bool> live(g.size(), false);
+  for (NodeId o : g.outputs) live[o] = true;  // nodes reaching an output
+  for (NodeId i = g.size() - 1; i >= 0; --i)
+    if (live[i])
+      for (NodeId a : g[i].args) live[a] = true;
+  auto add = [&](Move m) {
+    if (apply_move(g, m)) out.push_back(std::move(m));
+  };
+  std::vector<NodeId> matmuls;
+  for (NodeId i = 0; i < g.size(); ++i) {
+    if (!live[i]) continue;
+    const Node& n = g[i];
+    if (n.op == Op::Einsum) {
+      for (int side = 0; side < 2; ++side) {
+        std::vector<Factor> fs;
+        flatten(g, n.args[side], false, &fs);
+        if (fs.size() >= 2)
+          for (int f = 0; f < static_cast<int>(fs.size()) && f < 100; ++f)
+            add({"factor-out-of-contraction",
+                 std::string(fs[f].denominator ? "divide by " : "multiply by ") + node_name(g, fs[f].id) +
+                     " after the contraction " + node_name(g, i) + " instead of before it (operand " +
+                     std::to_string(side) + ")",
+                 {i}, side * 100 + f});
+        add({"unary-past-contraction",
+             std::string("apply ") + node_name(g, n.args[side]) + " after the contraction " + node_name(g, i),
+             {i}, side});
+        if (g[n.args[side]].op == Op::Transpose)
+          add({"transpose-into-contraction",
+               "fold the transpose " + node_name(g, n.args[side]) + " into the contraction " + node_name(g, i),
+               {i}, side});
+      }
+      {
+        NodeId x = softmax_input(g, n.args[0]);
+        Move m{"online-softmax",
+               "softmax @ V at " + node_name(g, i) +
+                   " over two tiles of the key axis (a tile of min(32, N/2) and the rest) with running maxima",
+               {i}, 0};
+        if (x >= 0) m.split_size = g[x].type.shape.back();
+        add(m);
+      }
+      if (is_matmul(g, i)) {
+        matmuls.push_back(i);
+        add({"reassociate", "(A@B)@C -> A@(B@C) at " + node_name(g, i), {i}, 0});
+        add({"reassociate", "A@(B@C) -> (A@B)@C at " + node_name(g, i), {i}, 1});
+      }
+    }
+    if (n.op == Op::Add)
+      add({"sum-of-contractions",
+           "P@Q + R@S as one contraction [P R]@[Q; S] at " + node_name(g, i), {i}, 0});
+  }
+  for (size_t a = 0; a < matmuls.size(); ++a)
+    for (size_t b = a + 1; b < matmuls.size(); ++b)
+      add({"shared-operand-merge",
+           node_name(g, matmuls[a]) + " and " + node_name(g, matmuls[b]) + " share " +
+               node_name(g, g[matmuls[a]].args[0]) + ": one contraction over concatenated weights",
+           {matmuls[a], matmuls[b]}, 0});
+  return out;
+}
+
+Graph resize(const Graph& g, const std::map<int64_t, int64_t>& sizes) {
+  auto sub = [&](Shape s) {
+    for (int64_t& d : s) {
+      auto it = sizes.find(d);
+      if (it != sizes.end()) d = it->second;
+    }
+    return s;
+  };
+  Graph ng;
+  ng.entry = g.entry;
+  for (ir::ParamInfo p : g.params) {
+    p.type.shape = sub(p.type.shape);
+    ng.params.push_back(p);
+  }
+  for (NodeId i = 0; i < g.size(); ++i) {
+    Node n = g[i];
+    n.type.shape = sub(n.type.shape);
+    if (n.op == Op::Slice) n.attrs.ints = sub(n.attrs.ints);
+    NodeId id = ng.make(std::move(n));
+    if (id != i) throw InternalError("resize: node " + std::to_string(i) + " merged with an earlier one");
+  }
+  ng.outputs = g.outputs;
+  return ng;
+}
+
+verify::smt::ProofResult prove_move(const Graph& g, const Move& m, const DiscoverOptions& o) {
+  std::set<int64_t> values;
+  for (const auto& p : g.params)
+    for (int64_t d : p.type.shape)
+      if (d > 1) values.insert(d);
+  std::vector<std::string> dims;
+  std::map<std::string, int64_t> by_name;
+  // A split axis of size v is two symbols, its tiles: v = a + b, a, b >= 1.
+  std::string split_a, split_b;
+  for (int64_t v : values) {
+    if (static_cast<int>(dims.size()) + 2 > verify::smt::kMaxSymbols) break;
+    if (v == m.split_size) {
+      split_a = "n" + std::to_string(v) + "a";
+      split_b = "n" + std::to_string(v) + "b";
+      dims.push_back(split_a);
+      dims.push_back(split_b);
+      continue;
+    }
+    dims.push_back("n" + std::to_string(v));
+    by_name[dims.back()] = v;
+  }
+  verify::smt::RewriteCase c;
+  c.name = m.kind;
+  c.dims = dims;
+  c.build = [g, m, by_name, split_a, split_b](const verify::smt::DimSizes& d) {
+    std::map<int64_t, int64_t> sizes;
+    for (const auto& [name, v] : by_name) sizes[v] = d.at(name);
+    Move mm = m;
+    if (!split_a.empty()) {
+      sizes[m.split_size] = d.at(split_a) + d.at(split_b);
+      mm.tile = d.at(split_a);
+    }
+    Graph lhs = resize(g, sizes);
+    std::optional<Graph> rhs = apply_move(lhs, mm);
+    if (!rhs) throw InternalError("the move does not apply at these sizes");
+    lhs.outputs = g.outputs;
+    return verify::smt::RewritePair{ir::compact(lhs), std::move(*rhs)};
+  };
+  verify::smt::ProofOptions po;
+  po.timeout_ms = o.timeout_ms;
+  po.budget_ms = o.budget_ms;
+  po.numeric_trials = o.numeric_trials;
+  po.axioms = o.axioms;
+  if (m.kind == "online-softmax") po.axioms = verify::smt::AxiomSet::exp_rules();
+  try {
+    return verify::smt::prove_equal(c, po);
+  } catch (const std::exception& e) {
+    verify::smt::ProofResult r;
+    r.reason = std::string("outside the encoding: ") + e.what();
+    return r;
+  }
+}
+
+std::vector<Candidate> discover(const Graph& g, const DiscoverOptions& o) {
+  std::vector<Candidate> out;
+  Cost before = cost(g);
+  for (const Move& m : candidate_moves(g)) {
+    Candidate c{m, *apply_move(g, m), {}, before, {}};
+    c.after_cost = cost(c.after);
+    c.proof = prove_move(g, m, o);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace axon::rewrite

@@ -1,0 +1,148 @@
+// The measurement harness: compile in parallel, check, then time; the contract is in measure.h.
+#include "runtime/measure.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "runtime/compile_shared.h"
+#include "runtime/loaded_kernel.h"
+#include "runtime/time_calls.h"
+#include "support/diagnostic.h"
+#include "verify/error_budget.h"
+#include "verify/inputs.h"
+#include "verify/kernel_io.h"
+#include "verify/run_check.h"
+
+namespace axon::runtime {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string first_line(const std::string& s) {
+  size_t nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+// Working sets below this are rotated among copies; a conservative stand-in
+// for the last-level cache when the target does not say.
+constexpr double kRotateBelowBytes = 8.0 * 1024 * 1024;
+constexpr int kCopies = 4;
+
+}  // namespace
+
+void pin_openmp_threads() {
+  setenv("OMP_PROC_BIND", "close", 0);
+  setenv("OMP_PLACES", "cores", 0);
+}
+
+Measurer::Measurer(const ir::Graph& g, MeasureOptions opts) : g_(g), opts_(std::move(opts)) {
+  pin_openmp_threads();
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < std::max(1, opts_.check_inputs); ++i) {
+    auto in = verify::random_inputs(g_, opts_.check_seed + static_cast<uint64_t>(i));
+    verify::ReferenceWithBounds rb = verify::reference_with_bounds(g_, in);
+    inputs_.push_back(std::move(in));
+    reference_.push_back(std::move(rb.reference));
+    bounds_.push_back(std::move(rb.bounds));
+  }
+  reference_seconds_ = seconds_since(t0);
+}
+
+Measurement Measurer::check_and_time(const std::string& so, const std::string& entry, bool time) const {
+  Measurement m;
+  m.compiled = true;
+  LoadedKernel kernel(so, entry);
+  for (size_t s = 0; s < inputs_.size(); ++s) {
+    verify::KernelBuffers b = verify::make_buffers(g_, inputs_[s]);
+    kernel.call(b.pointers());
+    for (size_t j = 0; j < g_.outputs.size(); ++j) {
+      const ir::Type& t = g_[g_.outputs[j]].type;
+      auto got = verify::from_buffer(b.storage[g_.params.size() + j].data(), t.numel(), t.dtype);
+      verify::Comparison c = verify::compare_with_budget(got, reference_[s][j], bounds_[s][j]);
+      m.max_error_over_budget = std::max(m.max_error_over_budget, c.max_error_over_budget);
+      if (!c.ok()) {
+        m.error = "output " + std::to_string(j) + " over its error budget on input " + std::to_string(s) + " (" +
+                  std::to_string(c.mismatches) + " elements, worst " + std::to_string(c.max_error_over_budget) +
+                  " of the budget)";
+        return m;
+      }
+    }
+  }
+  m.verified = true;
+  if (!time) return m;
+  double bytes = 0;
+  verify::KernelBuffers probe = verify::make_buffers(g_, inputs_[0]);
+  for (const auto& s : probe.storage) bytes += static_cast<double>(s.size());
+  int copies = bytes * kCopies <= kRotateBelowBytes ? kCopies : 1;
+  std::vector<verify::KernelBuffers> bufs;
+  std::vector<std::vector<void*>> ptrs;
+  for (int c = 0; c < copies; ++c) bufs.push_back(verify::make_buffers(g_, inputs_[0]));
+  for (auto& b : bufs) ptrs.push_back(b.pointers());
+  size_t next = 0;
+  Timing t = time_calls([&] { kernel.call(ptrs[next++ % ptrs.size()]); }, opts_.warmup, opts_.min_reps,
+                        opts_.min_seconds);
+  m.ms = t.median_ms;
+  m.min_ms = t.min_ms;
+  m.max_ms = t.max_ms;
+  m.reps = t.reps;
+  return m;
+}
+
+std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSource>& ks) const {
+  std::vector<Measurement> out(ks.size());
+  std::vector<std::string> libs(ks.size());
+  CompileOptions co;
+  if (!opts_.flags.empty()) co.flags = opts_.flags;
+  // Compile in parallel: compile_shared is safe across threads and caches.
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < ks.size();) {
+      auto t0 = std::chrono::steady_clock::now();
+      try {
+        libs[i] = compile_shared(ks[i], co);
+      } catch (const std::exception& e) {
+        out[i].error = "compile failed: " + first_line(e.what());
+      }
+      out[i].compile_seconds = seconds_since(t0);
+    }
+  };
+  std::vector<std::thread> pool;
+  int jobs = std::max(1, std::min<int>(opts_.jobs, static_cast<int>(ks.size())));
+  for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
+  for (auto& th : pool) th.join();
+  // Check and time one at a time, so that candidates do not share the cores.
+  for (size_t i = 0; i < ks.size(); ++i) {
+    if (libs[i].empty()) continue;
+    double cs = out[i].compile_seconds;
+    try {
+      out[i] = check_and_time(libs[i], ks[i].entry, true);
+    } catch (const std::exception& e) {
+      out[i].compiled = true;
+      out[i].error = "load or run failed: " + first_line(e.what());
+    }
+    out[i].compile_seconds = cs;
+  }
+  return out;
+}
+
+Measurement Measurer::check_only(const codegen::KernelSource& k) const {
+  CompileOptions co;
+  if (!opts_.flags.empty()) co.flags = opts_.flags;
+  Measurement m;
+  std::string so;
+  try {
+    so = compile_shared(k, co);
+  } catch (const std::exception& e) {
+    m.error = "compile failed: " + first_line(e.what());
+    return m;
+  }
+  return check_and_time(so, k.entry, false);
+}
+
+}  // namespace axon::runtime

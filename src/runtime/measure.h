@@ -1,0 +1,69 @@
+// The measurement harness of the search (DESIGN.md §9): compiles candidate
+// kernels in parallel, checks each against the float64 reference under the
+// error budget, and only then times it.
+//
+/// Contract: a candidate that does not compile or fails its check is never
+/// timed (ms stays 0, verified false), so it can never win. The reference
+/// and its bounds are computed once, when the Measurer is built, for
+/// `check_inputs` seeded random inputs, and reused for every candidate.
+/// Timing: warm-up, then repetitions until both a count and a duration are
+/// reached, median and spread; when the working set fits in the last-level
+/// cache several copies of the buffers are rotated so that one copy is not
+/// kept hot by the timing loop alone. OpenMP threads are pinned
+/// (OMP_PROC_BIND=close, OMP_PLACES=cores unless already set) before the
+/// first kernel is loaded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_source.h"
+#include "ir/graph.h"
+#include "target/target.h"
+#include "verify/interpreter.h"
+
+namespace axon::runtime {
+
+struct MeasureOptions {
+  int jobs = 2;                // parallel compiles
+  int check_inputs = 2;        // random inputs each candidate is checked on
+  uint64_t check_seed = 1;     // seed of the first one (then +1, +2, ...)
+  int warmup = 2, min_reps = 5;
+  double min_seconds = 0.1;    // timed seconds per candidate, at least
+  std::vector<std::string> flags;  // compiler flags (CompileOptions::flags); empty: the default
+};
+
+struct Measurement {
+  bool compiled = false, verified = false;
+  std::string error;                 // why not compiled / not verified, one line
+  double max_error_over_budget = 0;  // worst over outputs and inputs
+  double ms = 0, min_ms = 0, max_ms = 0;  // 0 unless verified
+  int reps = 0;
+  double compile_seconds = 0;
+};
+
+/// Sets OMP_PROC_BIND=close and OMP_PLACES=cores unless already set. Call
+/// before the first OpenMP kernel is loaded into the process.
+void pin_openmp_threads();
+
+class Measurer {
+ public:
+  Measurer(const ir::Graph& g, MeasureOptions opts);
+  /// Compiles all of `ks` (opts.jobs at a time), then checks and times each
+  /// in order. One result per kernel.
+  std::vector<Measurement> measure(const std::vector<codegen::KernelSource>& ks) const;
+  /// Checks without timing (re-verifying a stored winner).
+  Measurement check_only(const codegen::KernelSource& k) const;
+  int inputs_tried() const { return static_cast<int>(inputs_.size()); }
+  double reference_seconds() const { return reference_seconds_; }
+
+ private:
+  Measurement check_and_time(const std::string& so, const std::string& entry, bool time) const;
+  const ir::Graph& g_;
+  MeasureOptions opts_;
+  std::vector<std::vector<verify::Tensor>> inputs_, reference_, bounds_;
+  double reference_seconds_ = 0;
+};
+
+}  // namespace axon::runtime

@@ -1,0 +1,251 @@
+// measure_peaks: the roofline's two peaks, measured on the host in about
+// half a second.
+//
+// - fp32 FMA throughput: independent chains of vector FMAs held in
+//   registers (16 zmm chains with AVX-512, 12 ymm chains with AVX2, plain
+//   float chains otherwise), so the loop is limited by FMA issue, not by
+//   latency or memory. FLOPs = 2 per lane per FMA.
+// - Streaming bandwidth: the STREAM triad a[i] = b[i] + s * c[i] over
+//   three buffers of at least 64 MiB each (and at least twice the total
+//   last-level cache), counting 12 bytes per element (two reads, one write;
+//   the write-allocate read is not counted, as in STREAM).
+//
+// Both are run on one thread and on one thread per physical core (the
+// threads start together at a latch and the wall time of the slowest is
+// what counts), 5 repeats each after a warm-up; the median is reported.
+// The vector loops carry function-level target attributes, so axon itself
+// builds for baseline x86-64 and only calls them when `t.isa` allows.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <latch>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "target/target.h"
+
+namespace axon::target {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kRepeats = 5;
+constexpr double kFmaRepSeconds = 0.02;
+
+// Each returns a value depending on every chain so the loop is not removed.
+__attribute__((target("avx512f"), noinline)) float fma_chains_avx512(int64_t iters) {
+  const __m512 b = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
+  __m512 a0 = _mm512_set1_ps(0.1f), a1 = _mm512_set1_ps(0.2f), a2 = _mm512_set1_ps(0.3f), a3 = _mm512_set1_ps(0.4f);
+  __m512 a4 = _mm512_set1_ps(0.5f), a5 = _mm512_set1_ps(0.6f), a6 = _mm512_set1_ps(0.7f), a7 = _mm512_set1_ps(0.8f);
+  // Every chain starts from a different value: chains with equal starts are
+  // equal forever, and the compiler merges them (halving the work).
+  __m512 a8 = _mm512_set1_ps(0.15f), a9 = _mm512_set1_ps(0.25f), a10 = _mm512_set1_ps(0.35f);
+  __m512 a11 = _mm512_set1_ps(0.45f), a12 = _mm512_set1_ps(0.55f), a13 = _mm512_set1_ps(0.65f);
+  __m512 a14 = _mm512_set1_ps(0.75f), a15 = _mm512_set1_ps(0.85f);
+  for (int64_t i = 0; i < iters; ++i) {
+    a0 = _mm512_fmadd_ps(a0, b, c), a1 = _mm512_fmadd_ps(a1, b, c), a2 = _mm512_fmadd_ps(a2, b, c);
+    a3 = _mm512_fmadd_ps(a3, b, c), a4 = _mm512_fmadd_ps(a4, b, c), a5 = _mm512_fmadd_ps(a5, b, c);
+    a6 = _mm512_fmadd_ps(a6, b, c), a7 = _mm512_fmadd_ps(a7, b, c), a8 = _mm512_fmadd_ps(a8, b, c);
+    a9 = _mm512_fmadd_ps(a9, b, c), a10 = _mm512_fmadd_ps(a10, b, c), a11 = _mm512_fmadd_ps(a11, b, c);
+    a12 = _mm512_fmadd_ps(a12, b, c), a13 = _mm512_fmadd_ps(a13, b, c), a14 = _mm512_fmadd_ps(a14, b, c);
+    a15 = _mm512_fmadd_ps(a15, b, c);
+  }
+  __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                           _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)),
+                                     _mm512_add_ps(_mm512_add_ps(a12, a13), _mm512_add_ps(a14, a15))));
+  // Summed by hand: GCC 12's _mm512_reduce_add_ps trips -Wmaybe-uninitialized.
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, s);
+  float r = 0;
+  for (float v : lanes) r += v;
+  return r;
+}
+constexpr double kFlopsPerIterAvx512 = 16.0 * 16 * 2;
+
+__attribute__((target("avx2,fma"), noinline)) float fma_chains_avx2(int64_t iters) {
+  const __m256 b = _mm256_set1_ps(0.9999999f), c = _mm256_set1_ps(1e-7f);
+  __m256 a0 = _mm256_set1_ps(0.1f), a1 = _mm256_set1_ps(0.2f), a2 = _mm256_set1_ps(0.3f), a3 = _mm256_set1_ps(0.4f);
+  __m256 a4 = _mm256_set1_ps(0.5f), a5 = _mm256_set1_ps(0.6f), a6 = _mm256_set1_ps(0.7f), a7 = _mm256_set1_ps(0.8f);
+  __m256 a8 = _mm256_set1_ps(0.15f), a9 = _mm256_set1_ps(0.25f), a10 = _mm256_set1_ps(0.35f);
+  __m256 a11 = _mm256_set1_ps(0.45f);  // distinct starts, so no two chains merge
+  for (int64_t i = 0; i < iters; ++i) {
+    a0 = _mm256_fmadd_ps(a0, b, c), a1 = _mm256_fmadd_ps(a1, b, c), a2 = _mm256_fmadd_ps(a2, b, c);
+    a3 = _mm256_fmadd_ps(a3, b, c), a4 = _mm256_fmadd_ps(a4, b, c), a5 = _mm256_fmadd_ps(a5, b, c);
+    a6 = _mm256_fmadd_ps(a6, b, c), a7 = _mm256_fmadd_ps(a7, b, c), a8 = _mm256_fmadd_ps(a8, b, c);
+    a9 = _mm256_fmadd_ps(a9, b, c), a10 = _mm256_fmadd_ps(a10, b, c), a11 = _mm256_fmadd_ps(a11, b, c);
+  }
+  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+  s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, s);
+  float r = 0;
+  for (float v : lanes) r += v;
+  return r;
+}
+constexpr double kFlopsPerIterAvx2 = 12.0 * 8 * 2;
+
+__attribute__((noinline)) float fma_chains_scalar(int64_t iters) {
+  float a[8] = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f};
+  for (int64_t i = 0; i < iters; ++i)
+    for (float& v : a) v = v * 0.9999999f + 1e-7f;
+  float r = 0;
+  for (float v : a) r += v;
+  return r;
+}
+constexpr double kFlopsPerIterScalar = 8.0 * 2;
+
+__attribute__((target("avx2"), noinline)) void triad_avx2(float* a, const float* b, const float* c, int64_t n) {
+  const __m256 s = _mm256_set1_ps(3.0f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(a + i, _mm256_add_ps(_mm256_loadu_ps(b + i), _mm256_mul_ps(s, _mm256_loadu_ps(c + i))));
+  for (; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+}
+
+__attribute__((noinline)) void triad_scalar(float* a, const float* b, const float* c, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Runs body(thread_index) on `threads` threads released together; returns
+// the wall-clock seconds from the release to the last one finishing.
+template <class Body>
+double run_together(int threads, const Body& body) {
+  if (threads <= 1) {
+    auto t0 = Clock::now();
+    body(0);
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  std::latch ready(threads + 1), go(1);
+  std::vector<std::thread> pool;
+  pool.reserve(threads);
+  for (int i = 0; i < threads; ++i)
+    pool.emplace_back([&, i] {
+      ready.count_down();
+      go.wait();
+      body(i);
+    });
+  ready.arrive_and_wait();
+  auto t0 = Clock::now();
+  go.count_down();
+  for (auto& th : pool) th.join();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct FmaKernel {
+  float (*fn)(int64_t);
+  double flops_per_iter;
+};
+
+// The description may come from an override file, so the host is asked too:
+// running an instruction the host lacks would kill axon.
+bool host_has_avx512f() { return __builtin_cpu_supports("avx512f"); }
+bool host_has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
+FmaKernel pick_fma(const Isa& isa) {
+  if (isa.avx512f && host_has_avx512f()) return {fma_chains_avx512, kFlopsPerIterAvx512};
+  if (isa.avx2 && isa.fma && host_has_avx2_fma()) return {fma_chains_avx2, kFlopsPerIterAvx2};
+  return {fma_chains_scalar, kFlopsPerIterScalar};
+}
+
+volatile float g_sink;  // keeps the FMA results alive
+
+double fma_gflops(const FmaKernel& k, int threads) {
+  // Calibrate on one thread: grow the count until a run takes >= 2 ms, then
+  // scale to the target repeat length.
+  int64_t iters = 1 << 12;
+  double s = 0;
+  for (;;) {
+    auto t0 = Clock::now();
+    g_sink = k.fn(iters);
+    s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (s >= 0.002 || iters > (int64_t{1} << 34)) break;
+    iters *= 4;
+  }
+  iters = std::max<int64_t>(1, static_cast<int64_t>(iters * (kFmaRepSeconds / std::max(s, 1e-9))));
+  std::vector<double> rates;
+  for (int r = 0; r < kRepeats; ++r) {
+    double secs = run_together(threads, [&](int) { g_sink = k.fn(iters); });
+    rates.push_back(k.flops_per_iter * static_cast<double>(iters) * threads / secs / 1e9);
+  }
+  return median(rates);
+}
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<float, FreeDeleter>;
+
+Buffer alloc_floats(int64_t n) {
+  size_t bytes = (static_cast<size_t>(n) * sizeof(float) + 63) / 64 * 64;
+  return Buffer(static_cast<float*>(std::aligned_alloc(64, bytes)));
+}
+
+int64_t stream_elements(const Target& t) {
+  int64_t llc_total = 0;
+  if (!t.caches.empty()) {
+    const Cache& llc = t.caches.back();
+    int instances = std::max(1, t.cores / std::max(1, llc.shared_by_cores));
+    llc_total = llc.bytes * instances;
+  }
+  int64_t bytes = std::max<int64_t>(int64_t{64} << 20, 2 * llc_total);
+  return bytes / static_cast<int64_t>(sizeof(float));
+}
+
+// {1 thread, all threads} triad bandwidth in GB/s.
+std::pair<double, double> stream_gbs(const Target& t, int threads) {
+  const int64_t n = stream_elements(t);
+  Buffer a = alloc_floats(n), b = alloc_floats(n), c = alloc_floats(n);
+  if (!a || !b || !c) return {0, 0};
+  auto triad = t.isa.avx2 && host_has_avx2_fma() ? triad_avx2 : triad_scalar;
+  auto chunk = [&](int i, int parts, auto&& f) {
+    int64_t lo = n * i / parts, hi = n * (i + 1) / parts;
+    f(lo, hi);
+  };
+  // First touch by the threads that will stream each part (NUMA placement).
+  run_together(threads, [&](int i) {
+    chunk(i, threads, [&](int64_t lo, int64_t hi) {
+      for (int64_t k = lo; k < hi; ++k) a.get()[k] = 0.0f, b.get()[k] = 1.0f, c.get()[k] = 2.0f;
+    });
+  });
+  const double bytes = 12.0 * static_cast<double>(n);
+  auto measure = [&](int parts) {
+    std::vector<double> rates;
+    for (int r = 0; r <= kRepeats; ++r) {
+      double secs = run_together(parts, [&](int i) {
+        chunk(i, parts, [&](int64_t lo, int64_t hi) { triad(a.get() + lo, b.get() + lo, c.get() + lo, hi - lo); });
+      });
+      if (r > 0) rates.push_back(bytes / secs / 1e9);  // r == 0 is the warm-up
+    }
+    return median(rates);
+  };
+  double one = measure(1);
+  double all = threads > 1 ? measure(threads) : one;
+  g_sink = a.get()[n / 2];
+  return {one, all};
+}
+
+}  // namespace
+
+void measure_peaks(Target& t) {
+  const int threads = std::max(1, t.cores);
+  FmaKernel k = pick_fma(t.isa);
+  t.peaks.fma_gflops_1t = fma_gflops(k, 1);
+  t.peaks.fma_gflops_all = threads > 1 ? fma_gflops(k, threads) : t.peaks.fma_gflops_1t;
+  auto [one, all] = stream_gbs(t, threads);
+  t.peaks.stream_gbs_1t = one;
+  t.peaks.stream_gbs_all = all;
+}
+
+}  // namespace axon::target

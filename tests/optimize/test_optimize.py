@@ -1,0 +1,132 @@
+"""`axon optimize` end to end on small workloads (docs/optimize.md).
+
+Each workload is optimized once, with a short budget and a temporary
+tuning database; the tests then read what it wrote: the files, the fields of
+report.json and their consistency, a second run that must answer from the
+database in under a second, and the emitted kernel compiled on its own with
+g++ and judged by `axon verify`.
+"""
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import sys
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from conftest import EXIT_OK, EXIT_USER_ERROR, SOURCE_DIR, run_axon  # noqa: E402
+
+SPECS = Path(__file__).resolve().parent / "specs"
+WORKLOADS = ["small_matmul", "small_softmax", "small_gelu"]
+STOP_REASONS = {"budget", "trials", "space exhausted", "interrupted", "database"}
+
+
+def optimize(spec, out, db, *extra):
+    return run_axon(["optimize", spec, "-o", out, "--db", db, "--budget", "8", "--trials", "6", "--seed", "3",
+                     *extra], timeout=120)
+
+
+@pytest.fixture(scope="module", params=WORKLOADS)
+def optimized(request, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp(request.param)
+    spec = SPECS / f"{request.param}.py"
+    db = tmp / "tuning.sqlite"
+    r = optimize(spec, tmp / "out", db)
+    assert r.returncode == EXIT_OK, r.stderr
+    return {"name": request.param, "spec": spec, "db": db, "out": tmp / "out", "tmp": tmp, "stderr": r.stderr,
+            "report": json.loads((tmp / "out" / "report.json").read_text())}
+
+
+def test_files_written(optimized):
+    for f in ["kernel.cpp", "kernel.h", "report.md", "report.json"]:
+        assert (optimized["out"] / f).stat().st_size > 0, f
+
+
+def test_progress_line_on_stderr(optimized):
+    lines = [ln for ln in optimized["stderr"].replace("\r", "\n").splitlines() if ln.startswith("tried ")]
+    assert lines, optimized["stderr"]
+    for word in ["compiled", "verified", "best", "speedup"]:
+        assert word in lines[-1]
+
+
+def test_report_fields_consistent(optimized):
+    r = optimized["report"]
+    for k in ["spec", "entry", "target", "time_ms", "speedup_vs_naive", "roofline", "verification", "schedule",
+              "search"]:
+        assert k in r, k
+    assert r["entry"] == optimized["name"]
+    assert r["time_ms"]["axon"] > 0 and r["time_ms"]["naive"] > 0
+    assert r["speedup_vs_naive"] == pytest.approx(r["time_ms"]["naive"] / r["time_ms"]["axon"], rel=1e-9)
+    rf = r["roofline"]
+    assert rf["flops"] > 0 and rf["bytes"] > 0 and rf["floor_ms"] >= 0
+    assert rf["fraction"] <= 1 or rf["fraction_above_one"]
+    assert r["verification"]["inputs_tried"] >= 1
+    assert r["verification"]["max_error_over_budget"] <= 1
+    s = r["search"]
+    assert s["stop_reason"] in STOP_REASONS - {"database", "interrupted"}
+    assert s["verified"] <= s["compiled"] <= s["candidates"] <= 6
+    assert "fingerprint" in r["target"] or "name" in r["target"]
+
+
+def test_second_run_answers_from_database(optimized):
+    out2 = optimized["tmp"] / "out2"
+    t0 = time.monotonic()
+    r = optimize(optimized["spec"], out2, optimized["db"])
+    elapsed = time.monotonic() - t0
+    assert r.returncode == EXIT_OK, r.stderr
+    rep = json.loads((out2 / "report.json").read_text())
+    assert rep["search"]["stop_reason"] == "database"
+    assert elapsed < 1.0, f"answer from the database took {elapsed:.2f} s"
+    assert rep["schedule"] == optimized["report"]["schedule"]
+    assert (out2 / "kernel.cpp").read_text() == (optimized["out"] / "kernel.cpp").read_text()
+
+
+def test_kernel_compiles_standalone_and_passes_verify(optimized):
+    cxx = shutil.which("g++")
+    if cxx is None:
+        pytest.skip("g++ not found")
+    out = optimized["out"]
+    lib = optimized["tmp"] / "standalone.so"
+    c = subprocess.run([cxx, "-std=c++17", "-O2", "-march=native", "-fopenmp", "-fPIC", "-shared", "-o", str(lib),
+                        str(out / "kernel.cpp")], capture_output=True, text=True, cwd=out, timeout=120)
+    assert c.returncode == 0, c.stderr
+    v = run_axon(["verify", optimized["spec"], out / "kernel.cpp", "--no-sanitizer", "--no-time"], timeout=120)
+    assert v.returncode == EXIT_OK, v.stdout + v.stderr
+
+
+def test_resume_continues(tmp_path):
+    spec = SPECS / "small_matmul.py"
+    db = tmp_path / "db.sqlite"
+    assert optimize(spec, tmp_path / "a", db).returncode == EXIT_OK
+    r = optimize(spec, tmp_path / "b", db, "--resume")
+    assert r.returncode == EXIT_OK, r.stderr
+    rep = json.loads((tmp_path / "b" / "report.json").read_text())
+    assert rep["search"]["stop_reason"] != "database"
+    assert rep["search"]["resumed_from"] >= 1
+
+
+def test_no_db_writes_nothing(tmp_path):
+    db = tmp_path / "never.sqlite"
+    r = run_axon(["optimize", SPECS / "small_gelu.py", "-o", tmp_path / "o", "--db", db, "--no-db", "--trials", "2",
+                  "--budget", "5"], timeout=120)
+    assert r.returncode == EXIT_OK, r.stderr
+    assert not db.exists()
+
+
+def test_bad_target_file_names_the_field(tmp_path):
+    bad = tmp_path / "t.json"
+    bad.write_text('{"cores": "many"}')
+    r = run_axon(["optimize", SPECS / "small_gelu.py", "-o", tmp_path / "o", "--target", bad, "--no-db"])
+    assert r.returncode == EXIT_USER_ERROR
+    assert "cores" in r.stderr
+
+
+def test_unwritable_output_names_the_path(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = run_axon(["optimize", SPECS / "small_gelu.py", "-o", blocker / "sub", "--no-db"])
+    assert r.returncode == EXIT_USER_ERROR
+    assert str(blocker / "sub") in r.stderr

@@ -1,0 +1,229 @@
+// The vector math of generated CPU kernels (codegen/cpu/vector_math.h):
+// a strided sweep of every function on every ISA against the float64 libm,
+// held to the documented bounds, plus exact special values. The full
+// sweep over all 2^32 inputs is tools/vecmath_exhaustive.cpp.
+#include "codegen/cpu/vector_math.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "runtime/compile_shared.h"
+#include "runtime/loaded_kernel.h"
+
+namespace axon::codegen {
+namespace {
+
+float from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint32_t to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+const runtime::LoadedKernel& sweep_kernel(int bits) {
+  static std::map<int, runtime::LoadedKernel> cache;
+  auto it = cache.find(bits);
+  if (it == cache.end()) {
+    runtime::CompileOptions o;
+    o.flags = vector_math_flags(bits);
+    it = cache.emplace(bits, runtime::LoadedKernel(runtime::compile_shared(vector_math_sweep_kernel(bits), o),
+                                                   "axon_vm_apply"))
+             .first;
+  }
+  return it->second;
+}
+
+std::vector<float> apply(int bits, int fn, const std::vector<float>& in) {
+  std::vector<float> out(in.size());
+  int32_t f = fn;
+  int64_t n = static_cast<int64_t>(in.size());
+  sweep_kernel(bits).call({&f, const_cast<float*>(in.data()), out.data(), &n});
+  return out;
+}
+
+// Every 97th bit pattern, the special values, and 2^13 neighbours on either
+// side of each point where an algorithm switches branch or the result
+// changes regime (overflow, subnormal, saturation).
+std::vector<float> sweep_inputs() {
+  std::vector<float> in;
+  for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 97) in.push_back(from_bits(static_cast<uint32_t>(u)));
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+                  std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
+                  std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()})
+    in.push_back(v);
+  for (float c : {1.0f, 0.625f, 3.95f, 9.5f, 88.7228394f, 88.8f, -87.3365479f, -103.972084f, -104.0f,
+                  0x1p-126f, 0.70710678f, 1.41421356f, 2.0f, 0.5f, 1e-4f}) {
+    for (float s : {c, -c}) {
+      uint32_t b = to_bits(s);
+      for (uint32_t d = 0; d < (1u << 13); ++d) {
+        in.push_back(from_bits(b + d));
+        in.push_back(from_bits(b - d));
+      }
+    }
+  }
+  return in;
+}
+
+const std::vector<float>& inputs() {
+  static const std::vector<float> in = sweep_inputs();
+  return in;
+}
+
+struct Worst {
+  double ulp = 0;
+  float x = 0, got = 0;
+  double exact = 0;
+};
+
+bool has_avx512() { return __builtin_cpu_supports("avx512f"); }
+bool has_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
+// The ISAs this CPU runs (the scalar kernel is built with -mfma).
+std::vector<int> isas() {
+  std::vector<int> v;
+  if (has_avx512()) v.push_back(512);
+  if (has_avx2()) v.insert(v.end(), {256, 0});
+  return v;
+}
+
+// One function on every ISA, in chunks: the float64 reference once per
+// chunk, then each ISA's output against it, on two threads.
+void check_function(const std::string& name) {
+  const auto& names = vector_math_functions();
+  int fn = static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
+  ASSERT_LT(fn, static_cast<int>(names.size()));
+  if (!has_avx2()) GTEST_SKIP() << "[SKIP] this CPU has no avx2+fma";
+  const std::vector<float>& all = inputs();
+  std::vector<int> bits = isas();
+  std::vector<Worst> worst(bits.size());
+  constexpr size_t kChunk = 1 << 20;
+  std::vector<double> exact(kChunk);
+  for (size_t start = 0; start < all.size(); start += kChunk) {
+    std::vector<float> in(all.begin() + start, all.begin() + std::min(all.size(), start + kChunk));
+    auto ref = [&](size_t t) {
+      for (size_t i = t; i < in.size(); i += 2) exact[i] = vector_math_reference(fn, in[i]);
+    };
+    std::thread th(ref, 1);
+    ref(0);
+    th.join();
+    for (size_t k = 0; k < bits.size(); ++k) {
+      std::vector<float> out = apply(bits[k], fn, in);
+      Worst w[2];
+      auto cmp = [&](size_t t) {
+        for (size_t i = t; i < in.size(); i += 2) {
+          double e = ulp_error(out[i], exact[i]);
+          if (e > w[t].ulp) w[t] = {e, in[i], out[i], exact[i]};
+        }
+      };
+      std::thread tc(cmp, 1);
+      cmp(0);
+      tc.join();
+      for (const Worst& x : w)
+        if (x.ulp > worst[k].ulp) worst[k] = x;
+    }
+  }
+  double bound = vector_math_accuracy()[fn].max_ulp;
+  for (size_t k = 0; k < bits.size(); ++k) {
+    const Worst& w = worst[k];
+    EXPECT_LE(w.ulp, bound) << name << " (vector_bits " << bits[k] << ") at x = " << std::hexfloat << w.x
+                            << ": got " << w.got << ", exact " << w.exact;
+  }
+}
+
+TEST(vector_math, accuracyTableNamesTheFunctionsInOrder) {
+  ASSERT_EQ(vector_math_accuracy().size(), vector_math_functions().size());
+  for (size_t i = 0; i < vector_math_functions().size(); ++i)
+    EXPECT_EQ(vector_math_accuracy()[i].name, vector_math_functions()[i]);
+}
+
+TEST(vector_math, sourceUsesOnlyTheRequestedIsa) {
+  std::string s0 = vector_math_source(0), s256 = vector_math_source(256), s512 = vector_math_source(512);
+  EXPECT_EQ(s0.find("_mm"), std::string::npos);
+  EXPECT_EQ(s256.find("_mm512"), std::string::npos);
+  EXPECT_NE(s256.find("__m256 axon_verf(__m256"), std::string::npos);
+  EXPECT_NE(s512.find("__m512 axon_vexp(__m512"), std::string::npos);
+  EXPECT_NE(s512.find("__m256 axon_vtanh(__m256"), std::string::npos);
+  for (const char* n : {"exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "erf"})
+    EXPECT_NE(s0.find(std::string("float axon_v") + n + "(float"), std::string::npos) << n;
+  EXPECT_THROW(vector_math_source(128), std::exception);
+}
+
+// The emitter may paste the text more than once into a kernel, for
+// different widths; the guards keep that one definition.
+TEST(vector_math, pastingTwiceCompiles) {
+  if (!has_avx512()) GTEST_SKIP() << "[SKIP] this CPU has no avx512f";
+  KernelSource k = vector_math_sweep_kernel(512);
+  k.source = "#include <immintrin.h>\n#include <cmath>\n#include <cstdint>\n" + vector_math_source(256) +
+             vector_math_source(0) + k.source;
+  runtime::CompileOptions o;
+  o.flags = vector_math_flags(512);
+  runtime::LoadedKernel kernel(runtime::compile_shared(k, o), "axon_vm_apply");
+  std::vector<float> in(40, 1.0f), out(40);
+  int32_t fn = 0;
+  int64_t n = 40;
+  kernel.call({&fn, in.data(), out.data(), &n});
+  EXPECT_EQ(out[0], out[39]);
+  EXPECT_NEAR(out[0], 2.718281828, 1e-6);
+}
+
+// A strided sweep per function, all ISAs: every 97th float32 bit pattern
+// and the boundary regions of sweep_inputs().
+TEST(vector_math, strided_exp) { check_function("exp"); }
+TEST(vector_math, strided_log) { check_function("log"); }
+TEST(vector_math, strided_tanh) { check_function("tanh"); }
+TEST(vector_math, strided_sigmoid) { check_function("sigmoid"); }
+TEST(vector_math, strided_sqrt) { check_function("sqrt"); }
+TEST(vector_math, strided_rsqrt) { check_function("rsqrt"); }
+TEST(vector_math, strided_erf) { check_function("erf"); }
+
+// Special values, exactly, on every ISA.
+TEST(vector_math, specialValues) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  struct Case {
+    const char* fn;
+    float x, want;  // want NaN: any NaN
+  };
+  const Case cases[] = {
+      {"exp", inf, inf},       {"exp", -inf, 0},        {"exp", 89.0f, inf},      {"exp", -104.0f, 0},
+      {"exp", nan, nan},       {"exp", 0, 1},           {"exp", -103.0f, 0x1p-149f},  // subnormal, not flushed
+      {"log", 0, -inf},        {"log", -0.0f, -inf},    {"log", -1, nan},         {"log", inf, inf},
+      {"log", -inf, nan},      {"log", nan, nan},       {"log", 1, 0},
+      {"tanh", 0, 0},          {"tanh", -0.0f, -0.0f},  {"tanh", 1e30f, 1},       {"tanh", -inf, -1},
+      {"tanh", nan, nan},      {"sigmoid", inf, 1},     {"sigmoid", -inf, 0},     {"sigmoid", 1e30f, 1},
+      {"sigmoid", -1e30f, 0},  {"sigmoid", nan, nan},   {"sigmoid", 0, 0.5f},     {"sqrt", -1, nan},
+      {"sqrt", -0.0f, -0.0f},  {"sqrt", inf, inf},      {"sqrt", 4, 2},           {"rsqrt", 0, inf},
+      {"rsqrt", -0.0f, -inf},  {"rsqrt", inf, 0},       {"rsqrt", -1, nan},       {"rsqrt", nan, nan},
+      {"rsqrt", 4, 0.5f},      {"erf", inf, 1},         {"erf", -inf, -1},        {"erf", 10, 1},
+      {"erf", nan, nan},       {"erf", -0.0f, -0.0f},
+  };
+  const auto& names = vector_math_functions();
+  for (int bits : isas()) {
+    for (const Case& c : cases) {
+      int fn = static_cast<int>(std::find(names.begin(), names.end(), c.fn) - names.begin());
+      // 17 copies: the vector body and the scalar tail both see the value.
+      std::vector<float> out = apply(bits, fn, std::vector<float>(17, c.x));
+      for (size_t i : {size_t{0}, size_t{16}}) {
+        if (std::isnan(c.want)) {
+          EXPECT_TRUE(std::isnan(out[i])) << c.fn << "(" << c.x << ") = " << out[i] << ", vector_bits " << bits;
+        } else {
+          EXPECT_EQ(to_bits(out[i]), to_bits(c.want))
+              << c.fn << "(" << std::hexfloat << c.x << ") = " << out[i] << ", want " << c.want << ", vector_bits " << bits;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace axon::codegen
