@@ -112,7 +112,8 @@ TEST(rewrite_discover, LoRAAsOneContractionAndAssociationByFlops) {
   ir::Graph g = workload("m4_lora");
   must_find(g, "sum-of-contractions");
   Candidate r = must_find(g, "reassociate", "(A@B)@C");
-  // X@(A@B) builds a full K x N product: more FLOPs, so it is not chosen.
+  // X@(A@B) builds a full K x N product: more FLOPs, so on its own (without
+  // the library's distributivity, see below) it is not chosen.
   EXPECT_GT(r.after_cost.flops, r.before.flops);
   rewrite::ExploreResult e = rewrite::explore(g);
   for (const auto& s : e.best.at(0).steps) EXPECT_NE(s.move.kind, "reassociate");
@@ -210,6 +211,7 @@ TEST(rewrite_discover, ExplainJsonShape) {
   EXPECT_TRUE(j["chosen"]["steps"].is_array());
   EXPECT_TRUE(j["chosen"]["ir"].is_string());
   EXPECT_EQ(j["explore"]["stop"], "saturated");
+  EXPECT_GT(j["library"]["rules_used"].get<int>(), 0);
 }
 
 TEST(rewrite_discover, OnlineSoftmaxOverTwoTilesOfTheKeyAxis) {
@@ -245,4 +247,34 @@ TEST(rewrite_discover, IndexDivisionBySumOfSizesFolds) {
   EXPECT_EQ((a + t) / (a + b), SymIndex::literal(0));
   EXPECT_EQ((a + b + t) / (a + b), SymIndex::literal(1));
   EXPECT_ANY_THROW((void)((i1 + t) / (a + b)));  // may reach 2A + 2B - 2: not provably below A + B
+}
+
+TEST(rewrite_discover, ExploreCombinesPropagationWithLibraryRules) {
+  // LoRA: X@W + (X@A)@B -> X@W + X@(A@B) (reassociate) -> X@(W + A@B)
+  // (library distributivity): fewer FLOPs than the original.
+  ir::Graph g = workload("m4_lora");
+  rewrite::ExploreOptions o;
+  o.library = rewrite::load_library(std::string(AXON_SOURCE_DIR) + "/rules/library.json");
+  ASSERT_FALSE(o.library.empty());
+  rewrite::ExploreResult e = rewrite::explore(g, o);
+  const rewrite::RewrittenGraph& best = e.best.at(0);
+  EXPECT_LT(best.cost.flops, rewrite::cost(g).flops);
+  bool used_library = false;
+  for (const auto& s : best.steps) {
+    EXPECT_EQ(s.proof.status, verify::smt::ProofStatus::Proved) << s.move.detail;
+    used_library = used_library || s.move.kind == "library-rule";
+  }
+  EXPECT_TRUE(used_library);
+  // Replay the steps at small sizes and compare values with the original.
+  ir::Graph small = rewrite::resize(g, small_sizes(g)), cur = small;
+  for (const auto& s : best.steps) {
+    std::optional<ir::Graph> next = rewrite::apply_move(cur, s.move);
+    ASSERT_TRUE(next) << s.move.detail;
+    cur = *next;
+  }
+  auto in = verify::random_inputs(small, 3);
+  auto a = verify::interpret(small, in), b = verify::interpret(cur, in);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a[0].data.size(); ++i)
+    ASSERT_NEAR(a[0].data[i], b[0].data[i], 1e-9 * (1 + std::abs(a[0].data[i])));
 }
