@@ -40,7 +40,16 @@ std::string dl_error() {
 
 }  // namespace
 
+// Kernels may use OpenMP. If libgomp came in with a kernel library, closing
+// the last such library would unload it under its own idle worker threads,
+// which then crash the process; so it is pinned, once, for good.
+static void pin_openmp_runtime() {
+  static const bool pinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE) != nullptr;
+  (void)pinned;
+}
+
 LoadedKernel::LoadedKernel(const std::string& so_path, const std::string& entry) : path_(so_path), entry_(entry) {
+  pin_openmp_runtime();
   handle_ = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) throw InternalError("cannot load kernel library " + so_path + ": " + dl_error());
   dlerror();

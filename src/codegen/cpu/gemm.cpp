@@ -1,0 +1,147 @@
+// The contraction code generator for the CPU (see gemm.h for the design).
+#include "codegen/cpu/gemm.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace axon::codegen {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+int lanes(const target::Target& t) {
+  int bits = t.isa.vector_bits();
+  return bits == 512 ? 16 : bits == 256 ? 8 : 1;
+}
+int vector_registers(const target::Target& t) { return t.isa.vector_bits() == 512 ? 32 : 16; }
+
+int64_t cache_bytes(const target::Target& t, int level, int64_t fallback) {
+  const target::Cache* c = t.cache(level);
+  return c && c->bytes > 0 ? c->bytes : fallback;
+}
+
+// mc: a multiple of mr near `want` whose block count splits evenly over the threads.
+int64_t balanced_mc(int64_t M, int mr, int threads, int64_t want) {
+  int64_t per_thread = ceil_div(M, threads);
+  int64_t blocks = std::max<int64_t>(1, ceil_div(per_thread, want));
+  return std::max<int64_t>(mr, round_up(ceil_div(per_thread, blocks), mr));
+}
+
+}  // namespace
+
+GemmShape dense_gemm_shape(int64_t batch, int64_t M, int64_t N, int64_t K) {
+  GemmShape g;
+  g.batch = batch, g.M = M, g.N = N, g.K = K;
+  g.a_batch = M * K, g.a_m = K, g.a_k = 1;
+  g.b_batch = K * N, g.b_k = N, g.b_n = 1;
+  g.c_batch = M * N, g.c_m = N, g.c_n = 1;
+  return g;
+}
+
+GemmSchedule default_gemm_schedule(const GemmShape& g, const target::Target& t) {
+  GemmSchedule s;
+  int w = lanes(t);
+  if (w == 16) s.mr = 6, s.nr = 64;
+  else if (w == 8) s.mr = 6, s.nr = 16;
+  else s.mr = 4, s.nr = 4;
+  s.threads = std::max(1, t.cores);
+  // Tiny products do not pay for a parallel region.
+  if (static_cast<double>(g.batch) * g.M * g.N * g.K < 2e6) s.threads = 1;
+  s.kc = std::min<int64_t>(256, std::max<int64_t>(1, g.K));
+  s.mc = balanced_mc(g.M, s.mr, s.threads, 96);
+  s.nc = std::min<int64_t>(round_up(std::max<int64_t>(1, g.N), s.nr), round_up(1024, s.nr));
+  while (s.nc * s.kc * 4 > cache_bytes(t, 2, 1 << 20) && s.nc > s.nr) s.nc -= s.nr;
+  return s;
+}
+
+std::vector<schedule::Knob> gemm_knobs(const GemmShape& g, const target::Target& t, const std::string& prefix) {
+  GemmSchedule d = default_gemm_schedule(g, t);
+  int w = lanes(t);
+  auto with_first = [](int64_t first, std::vector<int64_t> rest) {
+    std::vector<int64_t> v{first};
+    for (int64_t x : rest)
+      if (x != first) v.push_back(x);
+    return v;
+  };
+  std::vector<int64_t> nrs;
+  for (int v = 1; v <= 4; ++v) nrs.push_back(int64_t(v) * w);
+  std::vector<schedule::Knob> k;
+  k.push_back({prefix + "mr", with_first(d.mr, {1, 2, 4, 6, 8, 12, 14}), "rows of the register tile"});
+  k.push_back({prefix + "nr", with_first(d.nr, nrs), "columns of the register tile"});
+  k.push_back({prefix + "kc", with_first(d.kc, {64, 128, 192, 256, 384, 512}), "depth of a packed K slice"});
+  k.push_back({prefix + "mc", with_first(d.mc, {48, 96, 144, 192, 384}), "rows of C per work item"});
+  k.push_back({prefix + "nc", with_first(d.nc, {256, 512, 1024, 2048}), "columns of a packed B block"});
+  std::vector<int64_t> th;
+  for (int i = 1; i <= std::max(1, t.cores); i *= 2) th.push_back(i);
+  if (th.back() != t.cores && t.cores > 1) th.push_back(t.cores);
+  k.push_back({prefix + "threads", with_first(d.threads, th), "OpenMP threads"});
+  k.push_back({prefix + "prefetch", {1, 0}, "software prefetch of the next A panel"});
+  return k;
+}
+
+GemmSchedule gemm_schedule_from(const schedule::Schedule& s, const std::string& prefix) {
+  GemmSchedule r;
+  auto get = [&](const char* name, auto& field) {
+    auto it = s.find(prefix + name);
+    if (it != s.end()) field = static_cast<std::remove_reference_t<decltype(field)>>(it->second);
+  };
+  get("mr", r.mr), get("nr", r.nr), get("kc", r.kc), get("mc", r.mc), get("nc", r.nc);
+  get("threads", r.threads), get("prefetch", r.prefetch);
+  return r;
+}
+
+std::string gemm_why_illegal(const GemmShape& g, const GemmSchedule& s, const target::Target& t) {
+  std::ostringstream os;
+  int w = lanes(t);
+  if (g.batch < 1 || g.M < 1 || g.N < 1 || g.K < 0) return "gemm: batch, M, N must be >= 1 and K >= 0";
+  if (g.batch > 1 && g.c_batch == 0) return "gemm: c_batch is 0 with batch > 1 (batches would race on C)";
+  if (!s.pack_a || !s.pack_b) return "gemm: only packed variants (pack_a = pack_b = true) are implemented";
+  if (s.mr < 1 || s.nr < 1 || s.kc < 1 || s.mc < 1 || s.nc < 1 || s.threads < 1) return "gemm: non-positive tile size";
+  if (s.nr % w != 0) {
+    os << "gemm: nr = " << s.nr << " is not a multiple of the vector width " << w;
+    return os.str();
+  }
+  int nv = s.nr / w;
+  int regs = s.mr * nv + nv + 1;
+  if (w == 1 && s.mr * s.nr > 64) return "gemm: scalar tiles are limited to 64 accumulators";
+  if (w > 1 && regs > vector_registers(t)) {
+    os << "gemm: " << s.mr << "x" << nv << " accumulators + operands need " << regs << " vector registers, "
+       << vector_registers(t) << " exist";
+    return os.str();
+  }
+  if (s.mc % s.mr != 0) return "gemm: mc is not a multiple of mr";
+  if (s.nc % s.nr != 0) return "gemm: nc is not a multiple of nr";
+  int64_t l1 = cache_bytes(t, 1, 32 << 10), l2 = cache_bytes(t, 2, 1 << 20);
+  // The A micro-panel stays in L1 while the B panels stream past it from L2.
+  if (s.kc * s.mr * 4 > l1 / 2) {
+    os << "gemm: the A micro-panel mr*kc (" << s.kc * s.mr * 4 << " bytes) exceeds half of L1";
+    return os.str();
+  }
+  if (s.kc * s.nr * 4 > l1 * 2) return "gemm: a B micro-panel kc*nr exceeds twice L1";
+  if (s.mc * s.kc * 4 > l2 / 2) return "gemm: packed A block mc*kc exceeds half of L2";
+  if (s.nc * s.kc * 4 > l2) return "gemm: packed B block kc*nc exceeds L2";
+  if (s.threads > std::max(1, t.threads)) return "gemm: more threads than the target has";
+  return "";
+}
+
+double gemm_predicted_seconds(const GemmShape& g, const GemmSchedule& s, const target::Target& t) {
+  int w = lanes(t);
+  double lane_peak = t.peaks.fma_gflops_all > 0 ? t.peaks.fma_gflops_all / std::max(1, t.cores)
+                                                : 2.0 * 3.0 * (w == 1 ? 2 : w);  // GFLOP/s per core, guessed
+  double peak = lane_peak * std::min(s.threads, std::max(1, t.cores)) * 1e9;
+  // Padded work of the edge tiles, and the loads + broadcasts per FMA of the tile.
+  double padded = double(round_up(g.M, s.mr)) * round_up(g.N, s.nr) / (double(g.M) * g.N);
+  int nv = s.nr / w;
+  double fma = double(s.mr) * nv, ops = s.mr + nv;
+  double eff = std::min(1.0, fma / (fma + 0.5 * ops)) * std::min(1.0, double(std::min(g.K, s.kc)) / 64.0 + 0.5);
+  double blocks = double(ceil_div(g.M, s.mc));
+  double balance = ceil_div(int64_t(blocks), s.threads) * s.threads / blocks;
+  double flops = 2.0 * g.batch * g.M * g.N * std::max<int64_t>(g.K, 1);
+  double compute = flops * padded * balance / (peak * std::max(0.05, eff));
+  double bw = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20.0) * 1e9;
+  double bytes = 4.0 * g.batch * (g.M * g.K * double(ceil_div(g.N, s.nc)) + g.K * g.N * 2.0 + g.M * g.N * 2.0 * ceil_div(g.K, s.kc));
+  return compute + bytes / bw + (s.threads > 1 ? 5e-6 : 0.0);
+}
+
+}  // namespace axon::codegen

@@ -1,0 +1,415 @@
+// emit_row_kernel_cpp: instantiates element_def.h's body with VExpr, a
+// symbolic scalar that prints ISA-generic C++ (GCC vector operators for
+// + - * /, overloaded axon_* helpers for the rest), once per loop flavour:
+// the full-vector loop, the masked AVX-512 tail, and scalar code for
+// per-row values and AVX2/scalar tails.
+#include "codegen/cpu/row_kernel_cpp.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "codegen/c_like/kernel_abi.h"
+#include "codegen/cpu/vector_math.h"
+#include "ir/element_def.h"
+#include "ir/printer.h"
+#include "support/diagnostic.h"
+
+namespace axon::codegen {
+
+using namespace axon::ir;
+using loop::Level;
+
+namespace {
+
+// How a loop body reads, writes and broadcasts.
+enum class Flavor { V512, V512Masked, V256, Scalar };
+
+std::string vtype(Flavor f) {
+  return f == Flavor::Scalar ? "float" : f == Flavor::V256 ? "__m256" : "__m512";
+}
+int lanes(Flavor f) { return f == Flavor::Scalar ? 1 : f == Flavor::V256 ? 8 : 16; }
+std::string splat(Flavor f, const std::string& x) {
+  switch (f) {
+    case Flavor::V512:
+    case Flavor::V512Masked: return "_mm512_set1_ps(" + x + ")";
+    case Flavor::V256: return "_mm256_set1_ps(" + x + ")";
+    default: return x;
+  }
+}
+std::string load(Flavor f, const std::string& p) {
+  switch (f) {
+    case Flavor::V512: return "_mm512_loadu_ps(" + p + ")";
+    case Flavor::V512Masked: return "_mm512_maskz_loadu_ps(m, " + p + ")";
+    case Flavor::V256: return "_mm256_loadu_ps(" + p + ")";
+    default: return "(" + p + ")[0]";
+  }
+}
+
+std::string float_literal(double v) {
+  float f = static_cast<float>(v);
+  if (std::isnan(f)) return "NAN";
+  if (std::isinf(f)) return f > 0 ? "INFINITY" : "(-INFINITY)";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.9g", static_cast<double>(f));
+  std::string s = b;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return "(" + s + "f)";
+}
+
+// A value of the loop body being printed: C++ text of type vtype(f).
+struct VExpr {
+  std::string s;
+  Flavor f = Flavor::Scalar;
+  bool lit = false;
+  double v = 0;
+};
+VExpr mk(const VExpr& like, std::string s) { return VExpr{std::move(s), like.f}; }
+VExpr call(const char* fn, const VExpr& a) { return mk(a, std::string(fn) + "(" + a.s + ")"); }
+VExpr call(const char* fn, const VExpr& a, const VExpr& b) { return mk(a, std::string(fn) + "(" + a.s + ", " + b.s + ")"); }
+
+VExpr operator+(const VExpr& a, const VExpr& b) { return mk(a, "(" + a.s + " + " + b.s + ")"); }
+VExpr operator-(const VExpr& a, const VExpr& b) { return mk(a, "(" + a.s + " - " + b.s + ")"); }
+VExpr operator*(const VExpr& a, const VExpr& b) { return mk(a, "(" + a.s + " * " + b.s + ")"); }
+VExpr operator/(const VExpr& a, const VExpr& b) { return mk(a, "(" + a.s + " / " + b.s + ")"); }
+VExpr operator-(const VExpr& a) { return mk(a, "(-" + a.s + ")"); }
+VExpr exp(const VExpr& a) { return call("axon_vexp", a); }
+VExpr log(const VExpr& a) { return call("axon_vlog", a); }
+VExpr sqrt(const VExpr& a) { return call("axon_vsqrt", a); }
+VExpr tanh(const VExpr& a) { return call("axon_vtanh", a); }
+VExpr sin(const VExpr& a) { return call("axon_lsin", a); }
+VExpr cos(const VExpr& a) { return call("axon_lcos", a); }
+VExpr floor(const VExpr& a) { return call("axon_lfloor", a); }
+VExpr abs_of(const VExpr& a) { return call("axon_labs", a); }
+VExpr make_scalar(double v, const VExpr& like) {
+  VExpr e = mk(like, splat(like.f, float_literal(v)));
+  e.lit = true;
+  e.v = static_cast<float>(v);
+  return e;
+}
+VExpr pow_of(const VExpr& a, const VExpr& b) {
+  // Small literal exponents as products: what numpy's x**2 means, exactly rounded the same way.
+  if (b.lit && b.v == 1) return a;
+  if (b.lit && b.v == 2) return a * a;
+  if (b.lit && b.v == 3) return a * a * a;
+  if (b.lit && b.v == 0.5) return sqrt(a);
+  if (b.lit && b.v == -1) return make_scalar(1, a) / a;
+  return call("axon_lpow", a, b);
+}
+VExpr lt(const VExpr& a, const VExpr& b) { return call("axon_lt", a, b); }
+VExpr le(const VExpr& a, const VExpr& b) { return call("axon_le", a, b); }
+VExpr gt(const VExpr& a, const VExpr& b) { return call("axon_gt", a, b); }
+VExpr ge(const VExpr& a, const VExpr& b) { return call("axon_ge", a, b); }
+VExpr eq(const VExpr& a, const VExpr& b) { return call("axon_eq", a, b); }
+VExpr ne(const VExpr& a, const VExpr& b) { return call("axon_ne", a, b); }
+VExpr logical_and(const VExpr& a, const VExpr& b) { return call("axon_land", a, b); }
+VExpr logical_or(const VExpr& a, const VExpr& b) { return call("axon_lor", a, b); }
+VExpr logical_not(const VExpr& a) { return call("axon_lnot", a); }
+VExpr is_nan(const VExpr& a) { return call("axon_lisnan", a); }
+VExpr where(const VExpr& c, const VExpr& a, const VExpr& b) {
+  return mk(a, "axon_lwhere(" + c.s + ", " + a.s + ", " + b.s + ")");
+}
+VExpr cast_to(DType to, const VExpr& a) {
+  // Truth is 1.0f / 0.0f in every flavour, so f32 <-> bool casts are compares.
+  if (to == DType::Bool) return ne(a, make_scalar(0, a));
+  AXON_CHECK(to == DType::F32) << "row kernels are f32";
+  return a;
+}
+
+// Helpers the printed bodies call, per vector type; the generic ones work lane by lane.
+const char* kHelpersScalar = R"(
+static inline float axon_lt(float a, float b) { return a < b ? 1.f : 0.f; }
+static inline float axon_le(float a, float b) { return a <= b ? 1.f : 0.f; }
+static inline float axon_gt(float a, float b) { return a > b ? 1.f : 0.f; }
+static inline float axon_ge(float a, float b) { return a >= b ? 1.f : 0.f; }
+static inline float axon_eq(float a, float b) { return a == b ? 1.f : 0.f; }
+static inline float axon_ne(float a, float b) { return a != b ? 1.f : 0.f; }
+static inline float axon_lisnan(float a) { return std::isnan(a) ? 1.f : 0.f; }
+static inline float axon_land(float a, float b) { return (a != 0.f && b != 0.f) ? 1.f : 0.f; }
+static inline float axon_lor(float a, float b) { return (a != 0.f || b != 0.f) ? 1.f : 0.f; }
+static inline float axon_lnot(float a) { return a != 0.f ? 0.f : 1.f; }
+static inline float axon_lwhere(float c, float a, float b) { return c != 0.f ? a : b; }
+// Lane-wise fallbacks for ops without a vector routine (rare in row kernels).
+template <class V, class F> static inline V axon_lanes(V x, F f) {
+  float t[sizeof(V) / sizeof(float)];
+  std::memcpy(t, &x, sizeof x);
+  for (float& e : t) e = f(e);
+  std::memcpy(&x, t, sizeof x);
+  return x;
+}
+template <class V> static inline V axon_lsin(V x) { return axon_lanes(x, [](float a) { return std::sin(a); }); }
+template <class V> static inline V axon_lcos(V x) { return axon_lanes(x, [](float a) { return std::cos(a); }); }
+template <class V> static inline V axon_lfloor(V x) { return axon_lanes(x, [](float a) { return std::floor(a); }); }
+template <class V> static inline V axon_labs(V x) { return axon_lanes(x, [](float a) { return std::fabs(a); }); }
+template <class V> static inline V axon_lpow(V x, V y) {
+  float a[sizeof(V) / sizeof(float)], b[sizeof(V) / sizeof(float)];
+  std::memcpy(a, &x, sizeof x);
+  std::memcpy(b, &y, sizeof y);
+  for (size_t i = 0; i < sizeof(V) / sizeof(float); ++i) a[i] = std::pow(a[i], b[i]);
+  std::memcpy(&x, a, sizeof x);
+  return x;
+}
+)";
+
+const char* kHelpers256 = R"(
+#define AXON_CMP256(name, pred) \
+  static inline __m256 name(__m256 a, __m256 b) { return _mm256_and_ps(_mm256_cmp_ps(a, b, pred), _mm256_set1_ps(1.f)); }
+AXON_CMP256(axon_lt, _CMP_LT_OQ)
+AXON_CMP256(axon_le, _CMP_LE_OQ)
+AXON_CMP256(axon_gt, _CMP_GT_OQ)
+AXON_CMP256(axon_ge, _CMP_GE_OQ)
+AXON_CMP256(axon_eq, _CMP_EQ_OQ)
+AXON_CMP256(axon_ne, _CMP_NEQ_UQ)
+static inline __m256 axon_truth(__m256 c) { return _mm256_cmp_ps(c, _mm256_setzero_ps(), _CMP_NEQ_UQ); }
+static inline __m256 axon_lisnan(__m256 a) { return _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_set1_ps(1.f)); }
+static inline __m256 axon_land(__m256 a, __m256 b) { return _mm256_and_ps(_mm256_and_ps(axon_truth(a), axon_truth(b)), _mm256_set1_ps(1.f)); }
+static inline __m256 axon_lor(__m256 a, __m256 b) { return _mm256_and_ps(_mm256_or_ps(axon_truth(a), axon_truth(b)), _mm256_set1_ps(1.f)); }
+static inline __m256 axon_lnot(__m256 a) { return _mm256_andnot_ps(axon_truth(a), _mm256_set1_ps(1.f)); }
+static inline __m256 axon_lwhere(__m256 c, __m256 a, __m256 b) { return _mm256_blendv_ps(b, a, axon_truth(c)); }
+)";
+
+const char* kHelpers512 = R"(
+#define AXON_CMP512(name, pred) \
+  static inline __m512 name(__m512 a, __m512 b) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(a, b, pred), _mm512_set1_ps(1.f)); }
+AXON_CMP512(axon_lt, _CMP_LT_OQ)
+AXON_CMP512(axon_le, _CMP_LE_OQ)
+AXON_CMP512(axon_gt, _CMP_GT_OQ)
+AXON_CMP512(axon_ge, _CMP_GE_OQ)
+AXON_CMP512(axon_eq, _CMP_EQ_OQ)
+AXON_CMP512(axon_ne, _CMP_NEQ_UQ)
+static inline __mmask16 axon_truth(__m512 c) { return _mm512_cmp_ps_mask(c, _mm512_setzero_ps(), _CMP_NEQ_UQ); }
+static inline __m512 axon_lisnan(__m512 a) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), _mm512_set1_ps(1.f)); }
+static inline __m512 axon_land(__m512 a, __m512 b) { return _mm512_maskz_mov_ps(axon_truth(a) & axon_truth(b), _mm512_set1_ps(1.f)); }
+static inline __m512 axon_lor(__m512 a, __m512 b) { return _mm512_maskz_mov_ps(axon_truth(a) | axon_truth(b), _mm512_set1_ps(1.f)); }
+static inline __m512 axon_lnot(__m512 a) { return _mm512_maskz_mov_ps((__mmask16)~axon_truth(a), _mm512_set1_ps(1.f)); }
+static inline __m512 axon_lwhere(__m512 c, __m512 a, __m512 b) { return _mm512_mask_blend_ps(axon_truth(c), b, a); }
+)";
+
+class Emitter {
+ public:
+  Emitter(const Graph& g, const loop::RowKernel& k, const RowKernelOptions& o)
+      : g_(g), k_(k), o_(o), abi_(make_kernel_abi(g)) {
+    vec_ = o.vector_bits == 512 ? Flavor::V512 : o.vector_bits == 256 ? Flavor::V256 : Flavor::Scalar;
+  }
+
+  KernelSource emit() {
+    std::ostringstream b;
+    b << "  const int64_t cols = " << k_.cols << ";\n";
+    b << "  (void)cols;\n";
+    for (size_t i = 0; i < g_.params.size(); ++i) b << "  (void)" << abi_.param_names[i] << ";\n";
+    // Values that are the same everywhere, once per call.
+    for (NodeId i = 0; i < g_.size(); ++i)
+      if (k_.live[i] && k_.level[i] == Level::Uniform && g_[i].op != Op::Constant && g_[i].op != Op::Param)
+        b << "  const float s" << i << " = " << node_value(i, Flavor::Scalar, nullptr, &b, "  ").s << ";\n";
+    if (o_.threads > 1) {
+      b << "#pragma omp parallel for num_threads(" << o_.threads << ") schedule(static"
+        << (o_.row_block > 0 ? ", " + std::to_string(o_.row_block) : std::string()) << ")\n";
+    }
+    b << "  for (int64_t r = 0; r < " << k_.rows << "; ++r) {\n";
+    const std::string in = "    ";
+    for (NodeId i = 0; i < g_.size(); ++i) {
+      if (!k_.live[i] || k_.level[i] != Level::PerRow || g_[i].op == Op::Param || g_[i].op == Op::Constant) continue;
+      b << in << "// " << comment_text(print_node(g_, i)) << "\n";
+      if (is_reduction(g_[i].op)) emit_reduction(i, b);
+      else b << in << "const float s" << i << " = " << node_value(i, Flavor::Scalar, nullptr, &b, in).s << ";\n";
+      for (size_t k = 0; k < g_.outputs.size(); ++k)
+        if (g_.outputs[k] == i) b << in << abi_.output_names[k] << "[r] = s" << i << ";\n";
+    }
+    if (!k_.row_outputs.empty()) emit_pass(-1, b);
+    b << "  }\n";
+
+    KernelSource ks;
+    ks.entry = abi_.entry;
+    ks.header = abi_.header;
+    std::string s;
+    s += "// kernel.cpp: " + abi_.entry + ", a fused row kernel generated by axon.\n";
+    s += "// One parallel loop over " + std::to_string(k_.rows) + " rows of " + std::to_string(k_.cols) +
+         " elements; " + std::to_string(k_.passes()) + " vectorised pass(es) over each row (" +
+         std::to_string(o_.vector_bits) + "-bit vectors).\n";
+    s += "#include \"kernel.h\"\n\n#include <immintrin.h>\n#include <math.h>\n\n#include <cmath>\n#include <cstdint>\n#include <cstring>\n";
+    s += vector_math_source(o_.vector_bits);
+    s += kHelpersScalar;
+    if (o_.vector_bits >= 256) s += kHelpers256;
+    if (o_.vector_bits == 512) s += kHelpers512;
+    s += "\n" + abi_.definition + " {\n" + b.str() + "}\n";
+    ks.source = std::move(s);
+    return ks;
+  }
+
+ private:
+  // The Level operand `idx` of `consumer` is read at (for Params, which can be read at several).
+  Level edge_level(NodeId consumer, int idx) const {
+    const Node& nd = g_[consumer];
+    NodeId a = nd.args[idx];
+    if (g_[a].op != Op::Param && g_[a].op != Op::Constant) return k_.level[a];
+    if (is_reduction(nd.op)) return Level::Row;
+    const Level l = k_.level[consumer];
+    if (nd.op == Op::Broadcast) {
+      const Type& t = g_[a].type;
+      if (t.numel() == nd.type.numel()) return l;
+      if (t.numel() == 1) return Level::Uniform;
+      bool per_row = t.shape.back() == 1;
+      for (int x = 0; x + 1 < t.rank(); ++x) per_row = per_row && t.shape[x] == nd.type.shape[x];
+      return per_row ? Level::PerRow : Level::PerCol;
+    }
+    return l;
+  }
+
+  std::string param_ptr(NodeId p) const { return abi_.param_names[g_[p].attrs.ints[0]]; }
+
+  // The value of `id` read at Level `l` in flavour f. Row/PerCol nodes are bound
+  // to `const V vN` lines in `body` (memo per loop body); PerRow/Uniform nodes are
+  // the scalars s<N> defined earlier.
+  VExpr leaf_or_scalar(NodeId id, Level l, Flavor f) const {
+    VExpr like{"", f};
+    const Node& nd = g_[id];
+    if (nd.op == Op::Constant) return make_scalar(nd.attrs.value, like);
+    if (nd.op == Op::Param) {
+      const std::string p = param_ptr(id);
+      switch (l) {
+        case Level::Row: return mk(like, load(f, p + " + r * cols + c"));
+        case Level::PerCol: return mk(like, load(f, p + " + c"));
+        case Level::PerRow: return mk(like, splat(f, p + "[r]"));
+        default: return mk(like, splat(f, p + "[0]"));
+      }
+    }
+    return mk(like, splat(f, "s" + std::to_string(id)));
+  }
+
+  VExpr node_value(NodeId id, Flavor f, std::map<NodeId, std::string>* memo, std::ostringstream* body,
+                   const std::string& in) {
+    const Node& nd = g_[id];
+    std::vector<VExpr> args;
+    for (size_t a = 0; a < nd.args.size(); ++a) args.push_back(operand(id, static_cast<int>(a), f, memo, body, in));
+    return body_of(nd, args, f);
+  }
+  VExpr body_of(const Node& nd, const std::vector<VExpr>& args, Flavor f) const {
+    return ir::body<VExpr>(nd, args, VExpr{"", f});
+  }
+  VExpr operand(NodeId consumer, int idx, Flavor f, std::map<NodeId, std::string>* memo, std::ostringstream* body,
+                const std::string& in) {
+    NodeId a = g_[consumer].args[idx];
+    Level l = edge_level(consumer, idx);
+    const bool vector_level = l == Level::Row || l == Level::PerCol;
+    if (g_[a].op == Op::Param || g_[a].op == Op::Constant || !vector_level) return leaf_or_scalar(a, l, f);
+    return bound(a, f, memo, body, in);
+  }
+  VExpr bound(NodeId a, Flavor f, std::map<NodeId, std::string>* memo, std::ostringstream* body,
+              const std::string& in) {
+    auto it = memo->find(a);
+    if (it != memo->end()) return VExpr{it->second, f};
+    VExpr v = node_value(a, f, memo, body, in);
+    if (g_[a].op == Op::Reshape || g_[a].op == Op::Broadcast) {  // a new name for the same value
+      (*memo)[a] = v.s;
+      return v;
+    }
+    std::string name = "v" + std::to_string(a);
+    *body << in << "const " << vtype(f) << " " << name << " = " << v.s << ";\n";
+    (*memo)[a] = name;
+    return VExpr{name, f};
+  }
+
+  // The loops over c of one pass, in every flavour it needs. `red` >= 0: a
+  // reduction folding into acc; -1: the pass that stores the row outputs.
+  void emit_loops(NodeId red, std::ostringstream& b, const std::string& in) {
+    auto loop_body = [&](Flavor f, const std::string& in2) {
+      std::map<NodeId, std::string> memo;
+      std::ostringstream body;
+      if (red >= 0) {
+        VExpr x = operand(red, 0, f, &memo, &body, in2);
+        const Combine c = reduction_domain(g_, g_[red]).combine;
+        const std::string acc = f == Flavor::Scalar ? "acc_s" : "acc";
+        VExpr step = combine_step<VExpr>(c, VExpr{acc, f}, x);
+        if (f == Flavor::V512Masked) body << in2 << acc << " = _mm512_mask_mov_ps(" << acc << ", m, " << step.s << ");\n";
+        else body << in2 << acc << " = " << step.s << ";\n";
+      } else {
+        for (NodeId o : k_.row_outputs) {
+          VExpr v = bound(o, f, &memo, &body, in2);
+          std::string p;
+          for (size_t k = 0; k < g_.outputs.size(); ++k)
+            if (g_.outputs[k] == o) p = abi_.output_names[k] + " + r * cols + c";
+          body << in2 << store(f, p, v.s) << "\n";
+        }
+      }
+      return body.str();
+    };
+    const int w = lanes(vec_);
+    b << in << "int64_t c = 0;\n";
+    if (vec_ != Flavor::Scalar) {
+      if (o_.unroll > 1) b << "#pragma GCC unroll " << o_.unroll << "\n";
+      b << in << "for (; c + " << w << " <= cols; c += " << w << ") {\n" << loop_body(vec_, in + "  ") << in << "}\n";
+      if (k_.cols % w != 0 && vec_ == Flavor::V512) {
+        b << in << "if (c < cols) {\n";
+        b << in << "  const __mmask16 m = (__mmask16)((1u << (cols - c)) - 1u);\n";
+        b << loop_body(Flavor::V512Masked, in + "  ") << in << "}\n";
+        return;
+      }
+    }
+    if (vec_ == Flavor::Scalar || k_.cols % w != 0)
+      b << in << "for (; c < cols; ++c) {\n" << loop_body(Flavor::Scalar, in + "  ") << in << "}\n";
+  }
+
+  std::string store(Flavor f, const std::string& p, const std::string& v) const {
+    switch (f) {
+      case Flavor::V512:
+        if (o_.nt_store)
+          return "if ((reinterpret_cast<uintptr_t>(" + p + ") & 63) == 0) _mm512_stream_ps(" + p + ", " + v +
+                 "); else _mm512_storeu_ps(" + p + ", " + v + ");";
+        return "_mm512_storeu_ps(" + p + ", " + v + ");";
+      case Flavor::V512Masked: return "_mm512_mask_storeu_ps(" + p + ", m, " + v + ");";
+      case Flavor::V256:
+        if (o_.nt_store)
+          return "if ((reinterpret_cast<uintptr_t>(" + p + ") & 31) == 0) _mm256_stream_ps(" + p + ", " + v +
+                 "); else _mm256_storeu_ps(" + p + ", " + v + ");";
+        return "_mm256_storeu_ps(" + p + ", " + v + ");";
+      default: return "(" + p + ")[0] = " + v + ";";
+    }
+  }
+
+  void emit_reduction(NodeId red, std::ostringstream& b) {
+    const std::string in = "    ";
+    const Combine c = reduction_domain(g_, g_[red]).combine;
+    const std::string id = combine_identity<VExpr>(c, VExpr{"", Flavor::Scalar}).s;
+    const std::string s = "s" + std::to_string(red);
+    b << in << "float " << s << " = " << id << ";\n";
+    b << in << "{\n";
+    const std::string in2 = in + "  ";
+    if (vec_ != Flavor::Scalar) b << in2 << vtype(vec_) << " acc = " << splat(vec_, id) << ";\n";
+    b << in2 << "float acc_s = " << id << ";\n";
+    emit_loops(red, b, in2);
+    VExpr sv{s, Flavor::Scalar};
+    if (vec_ != Flavor::Scalar) {
+      const int w = lanes(vec_);
+      b << in2 << "float lanes[" << w << "];\n";
+      b << in2 << "std::memcpy(lanes, &acc, sizeof acc);\n";
+      b << in2 << "for (int i = 0; i < " << w << "; ++i) " << s << " = "
+        << combine_step<VExpr>(c, sv, VExpr{"lanes[i]", Flavor::Scalar}).s << ";\n";
+    }
+    b << in2 << s << " = " << combine_step<VExpr>(c, sv, VExpr{"acc_s", Flavor::Scalar}).s << ";\n";
+    b << in << "}\n";
+  }
+
+  void emit_pass(NodeId red, std::ostringstream& b) {
+    const std::string in = "    ";
+    b << in << "// the pass that writes the row outputs\n" << in << "{\n";
+    emit_loops(red, b, in + "  ");
+    if (o_.nt_store) b << in << "  _mm_sfence();\n";
+    b << in << "}\n";
+  }
+
+  const Graph& g_;
+  const loop::RowKernel& k_;
+  RowKernelOptions o_;
+  KernelAbi abi_;
+  Flavor vec_;
+};
+
+}  // namespace
+
+KernelSource emit_row_kernel_cpp(const Graph& g, const loop::RowKernel& k, const RowKernelOptions& opts) {
+  AXON_CHECK(k.ok) << "emit_row_kernel_cpp on a graph outside the row-kernel form: " << k.why;
+  return Emitter(g, k, opts).emit();
+}
+
+}  // namespace axon::codegen

@@ -1,0 +1,30 @@
+// Emits a loop::RowKernel as C++ with AVX-512 or AVX2+FMA intrinsics and
+// OpenMP: the row loop is `omp parallel for`, each pass over a row is a
+// vector loop with a masked (AVX-512) or scalar (AVX2, scalar) tail.
+//
+/// Requires: k.ok, k == plan_row_kernel(g), `opts` legal for the target
+/// (why_illegal). Ensures: the ABI of kernel_abi.h; the kernel reads every
+/// input element once from memory per pass that needs it (the row stays in
+/// cache between passes) and writes every output element once; vector
+/// instructions no wider than opts.vector_bits.
+#pragma once
+
+#include <string>
+
+#include "codegen/kernel_source.h"
+#include "ir/graph.h"
+#include "loop/row_kernel.h"
+
+namespace axon::codegen {
+
+struct RowKernelOptions {
+  int vector_bits = 512;  // 512, 256, or 0 (scalar)
+  int threads = 1;        // OpenMP threads over rows (1: no parallel region)
+  int row_block = 0;      // rows per OpenMP chunk (0: an even static split)
+  int unroll = 1;         // unroll factor of each pass's vector loop
+  bool nt_store = false;  // streaming stores for row outputs (aligned vectors only)
+};
+
+KernelSource emit_row_kernel_cpp(const ir::Graph& g, const loop::RowKernel& k, const RowKernelOptions& opts);
+
+}  // namespace axon::codegen

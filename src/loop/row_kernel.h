@@ -1,0 +1,57 @@
+// The loop-level IR for memory-bound kernels: a row kernel.
+//
+/// A row kernel is one loop nest `for r in rows (parallel): passes over
+/// c in [0, cols) (vectorised)` that computes a whole graph of elementwise
+/// maps, broadcasts, keepdims reshapes and reductions over the last axis, so
+/// that softmax, layernorm, rmsnorm or add+layernorm read each input row
+/// from memory once: every pass after the first re-reads the row while it
+/// sits in L1/L2. plan_row_kernel decides, for each live node, the Level at
+/// which it varies (which sets its place: Uniform and PerRow values are
+/// scalars in registers, Row and PerCol values are vectors recomputed inside
+/// each pass that needs them, never materialised), and the passes: one per
+/// reduction, in topological order, then one that stores the row outputs.
+///
+/// Requires: a verified graph. Ensures: when ok, every live node has exactly
+/// one Level (Params and Constants may be read at several), element (r, c)
+/// of a node at Level L is at flat index flat_index(L) of its buffer, and
+/// every dtype is f32 (bool only for intermediates). When not ok, `why` says
+/// what is outside the row-kernel form (docs/loop_ir.md) and the caller
+/// falls back to one loop nest per node.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace axon::loop {
+
+/// How a value varies over the (row r, column c) iteration space; also
+/// where it lives: Uniform and PerRow in scalar registers, Row and PerCol in
+/// vector registers inside a pass.
+enum class Level { None, Uniform, PerRow, PerCol, Row };
+
+/// "r * cols + c", "r", "c" or "0": the flat element of a buffer at Level l.
+const char* flat_index(Level l);
+
+struct RowKernel {
+  bool ok = false;
+  std::string why;     // when !ok
+  int64_t rows = 0, cols = 0;
+  std::vector<bool> live;              // per node
+  std::vector<Level> level;            // per node (None: not live, or a Param read at param_levels)
+  std::vector<std::vector<Level>> param_levels;  // per node: the Levels a Param/Constant is read at
+  std::vector<ir::NodeId> reductions;  // one pass each, in topological order
+  std::vector<ir::NodeId> row_outputs; // outputs stored by the last pass
+  /// Bytes moved to and from memory when each input is read once and each
+  /// output written once.
+  int64_t min_bytes = 0;
+  /// Elementwise ops evaluated per (r, c) summed over all passes (flop estimate).
+  int64_t ops_per_element = 0;
+  int passes() const { return static_cast<int>(reductions.size()) + (row_outputs.empty() ? 0 : 1); }
+};
+
+RowKernel plan_row_kernel(const ir::Graph& g);
+
+}  // namespace axon::loop

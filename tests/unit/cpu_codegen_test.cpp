@@ -1,0 +1,175 @@
+// The optimising CPU code generator (codegen/cpu, loop/, schedule/): fused
+// row kernels compiled for the host and for restrict_to_avx2(host), on the
+// memory-bound workloads and on small graphs with odd row lengths, for the
+// default schedule and random legal ones, judged against the interpreter
+// under the error budget; plus the space, legality and flag contracts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "codegen/c_like/naive_cpp.h"
+#include "codegen/cpu/emit_cpu.h"
+#include "frontend/spec.h"
+#include "loop/row_kernel.h"
+#include "runtime/compile_shared.h"
+#include "runtime/loaded_kernel.h"
+#include "schedule/schedule.h"
+#include "target/target.h"
+#include "transforms/pipeline.h"
+#include "verify/run_check.h"
+
+namespace axon {
+namespace {
+
+ir::Graph load_workload(const std::string& name) {
+  frontend::SpecOptions o;
+  auto spec = frontend::load_spec(std::string(AXON_SOURCE_DIR) + "/bench/workloads/" + name + ".py", o);
+  return transforms::run_pipeline(std::move(spec.graph));
+}
+ir::Graph parse(const std::string& src) {
+  frontend::SpecOptions o;
+  auto spec = frontend::parse_spec("inline.py", src, o);
+  return transforms::run_pipeline(std::move(spec.graph));
+}
+
+// OpenMP kernels pull in libgomp; when the last kernel is dlclosed its idle
+// worker threads would outlive the library. Pin it for the process.
+const bool kGompPinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NODELETE) != nullptr;
+
+const target::Target& host() {
+  static target::Target t = target::detect_host(false);
+  return t;
+}
+
+// Compiles emit_cpu(g, s, t), runs it once and returns the worst error / budget.
+void expect_correct(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t, const std::string& what) {
+  ASSERT_TRUE(kGompPinned);
+  ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
+  codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+  if (std::getenv("AXON_CPU_TEST_DUMP")) std::fprintf(stderr, "%s\n", k.source.c_str());
+  runtime::CompileOptions co;
+  co.flags = codegen::cpu_compile_flags(t, true);
+  std::string so = runtime::compile_shared(k, co);
+  runtime::LoadedKernel kernel(so, k.entry);
+  verify::RunCheck r = verify::run_and_check(g, kernel, 7);
+  for (size_t i = 0; i < r.outputs.size(); ++i)
+    EXPECT_TRUE(r.outputs[i].cmp.ok()) << what << " output " << i << ": max error/budget "
+                                       << r.outputs[i].cmp.max_error_over_budget << " worst got "
+                                       << r.outputs[i].cmp.worst_got << " ref " << r.outputs[i].cmp.worst_ref;
+}
+
+schedule::Schedule random_schedule(const schedule::Space& sp, std::mt19937& rng) {
+  schedule::Schedule s;
+  for (const auto& k : sp.knobs) s[k.name] = k.values[rng() % k.values.size()];
+  return s;
+}
+
+std::vector<target::Target> targets() {
+  std::vector<target::Target> ts = {host()};
+  if (host().isa.vector_bits() == 512) ts.push_back(target::restrict_to_avx2(host()));
+  return ts;
+}
+
+const char* kFused[] = {"s2_softmax", "s3_layernorm", "s4_rmsnorm", "s5_gelu", "s6_silu", "s7_rowsum", "m10_add_layernorm"};
+
+TEST(cpu_codegen, memoryBoundWorkloadsAreOneFusedRowKernel) {
+  for (const char* w : kFused) {
+    loop::RowKernel k = loop::plan_row_kernel(load_workload(w));
+    EXPECT_TRUE(k.ok) << w << ": " << k.why;
+  }
+  EXPECT_EQ(loop::plan_row_kernel(load_workload("s3_layernorm")).passes(), 3);  // mean, variance, output
+  EXPECT_EQ(loop::plan_row_kernel(load_workload("s2_softmax")).passes(), 3);    // max, sum, output
+}
+
+TEST(cpu_codegen, fusedWorkloadsAreCorrectOnHostAndAvx2) {
+  for (const char* w : kFused) {
+    ir::Graph g = load_workload(w);
+    for (const auto& t : targets()) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      expect_correct(g, schedule::default_schedule(sp), t, std::string(w) + " default, " + std::to_string(t.isa.vector_bits()));
+    }
+  }
+}
+
+TEST(cpu_codegen, otherWorkloadsFallBackToTheNaiveKernel) {
+  for (const char* w : {"s1_matmul", "s8_transpose", "s9_bmm", "m1_rmsnorm_matmul", "m5_attention"}) {
+    ir::Graph g = load_workload(w);
+    schedule::Space sp = schedule::schedule_space(g, host());
+    EXPECT_TRUE(sp.knobs.empty()) << w;
+    EXPECT_EQ(codegen::emit_cpu(g, schedule::default_schedule(sp), host()).source, codegen::emit_naive_cpp(g).source) << w;
+  }
+}
+
+// Odd row lengths: tails of 1 (17, 49), 7 (7, 23) and 17 (49 on AVX2: 6 vectors + 1) elements,
+// and rows shorter than a vector.
+TEST(cpu_codegen, oddSizesWithRandomSchedules) {
+  const char* bodies[] = {
+      "    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n    return e / np.sum(e, axis=-1, keepdims=True)\n",
+      "    mu = np.mean(X, axis=-1, keepdims=True)\n    var = np.mean((X - mu) ** 2, axis=-1, keepdims=True)\n"
+      "    return (X - mu) / np.sqrt(var + 1e-5) * g + g\n",
+      "    return np.maximum(X, 0.0) * g - np.minimum(X * 2.0, 1.0), np.sum(X * X, axis=-1)\n",
+      "    return np.where(X > 0.5, np.tanh(X), X / (1.0 + np.exp(-X))) + np.min(X, axis=-1, keepdims=True)\n",
+  };
+  std::mt19937 rng(11);
+  for (int cols : {7, 17, 23, 49}) {
+    for (const char* b : bodies) {
+      std::string src = "import numpy as np\n\ndef f(X: \"f32[5, " + std::to_string(cols) + "]\", g: \"f32[" +
+                        std::to_string(cols) + "]\"):\n" + b;
+      ir::Graph g = parse(src);
+      loop::RowKernel k = loop::plan_row_kernel(g);
+      ASSERT_TRUE(k.ok) << src << k.why;
+      for (const auto& t : targets()) {
+        schedule::Space sp = schedule::schedule_space(g, t);
+        for (int rep = 0; rep < 2; ++rep) {
+          schedule::Schedule s = rep == 0 ? schedule::default_schedule(sp) : random_schedule(sp, rng);
+          expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
+        }
+      }
+    }
+  }
+}
+
+TEST(cpu_codegen, randomSchedulesOfAWorkload) {
+  ir::Graph g = load_workload("m10_add_layernorm");
+  std::mt19937 rng(3);
+  for (const auto& t : targets()) {
+    schedule::Space sp = schedule::schedule_space(g, t);
+    for (int rep = 0; rep < 2; ++rep) {
+      schedule::Schedule s = random_schedule(sp, rng);
+      expect_correct(g, s, t, "m10 " + schedule::to_json(s).dump());
+      EXPECT_GT(schedule::predicted_seconds(g, s, t), 0);
+    }
+  }
+}
+
+TEST(cpu_codegen, avx2TargetGetsNoAvx512) {
+  target::Target t = target::restrict_to_avx2(host());
+  ir::Graph g = load_workload("s2_softmax");
+  std::string src = codegen::emit_cpu(g, schedule::default_schedule(schedule::schedule_space(g, t)), t).source;
+  EXPECT_EQ(src.find("_mm512"), std::string::npos);
+  EXPECT_EQ(src.find("__m512"), std::string::npos);
+  std::vector<std::string> f = codegen::cpu_compile_flags(t, false);
+  EXPECT_EQ(std::count(f.begin(), f.end(), "-march=native"), 0);
+  EXPECT_EQ(std::count(f.begin(), f.end(), "-mavx512f"), 0);
+  EXPECT_EQ(std::count(f.begin(), f.end(), "-mavx2"), 1);
+}
+
+TEST(cpu_codegen, whyIllegalNamesTheKnob) {
+  ir::Graph g = load_workload("s4_rmsnorm");
+  schedule::Space sp = schedule::schedule_space(g, host());
+  schedule::Schedule s = schedule::default_schedule(sp);
+  EXPECT_EQ(schedule::why_illegal(g, s, host()), "");
+  s["k0.unroll"] = 3;
+  EXPECT_NE(schedule::why_illegal(g, s, host()).find("k0.unroll"), std::string::npos);
+  s = schedule::default_schedule(sp);
+  s["k9.bogus"] = 1;
+  EXPECT_NE(schedule::why_illegal(g, s, host()).find("k9.bogus"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace axon
