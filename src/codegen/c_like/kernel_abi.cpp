@@ -45,7 +45,8 @@ bool is_generated_name(const std::string& s) {
   if (s.size() >= 2 && s[0] == '_' && (s[1] == '_' || std::isupper(static_cast<unsigned char>(s[1]))))
     return true;  // reserved for the implementation
   if (s.rfind("out", 0) == 0 && all_digits(s, 3)) return true;
-  if ((s[0] == 't' || s[0] == 'i' || s[0] == 'r') && all_digits(s, 1)) return true;
+  // t<N>, i<N>, r<N>: naive buffers and loops; s<N>, v<N>: row-kernel scalars and vectors.
+  if ((s[0] == 't' || s[0] == 'i' || s[0] == 'r' || s[0] == 's' || s[0] == 'v') && all_digits(s, 1)) return true;
   if (s[0] == 't' && s.size() > 5 && s.compare(s.size() - 4, 4, "_buf") == 0 &&
       all_digits(s.substr(0, s.size() - 4), 1))
     return true;

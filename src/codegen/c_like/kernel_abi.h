@@ -31,7 +31,7 @@ struct KernelAbi {
 KernelAbi make_kernel_abi(const ir::Graph& g);
 
 /// `name` made into a C identifier that is not a keyword and not one of the
-/// names generated code uses for itself (out0, t5, i0, r0, acc, x, axon_*, ...).
+/// names generated code uses for itself (out0, t5, i0, r0, s3, v4, acc, x, axon_*, ...).
 std::string c_identifier(const std::string& name);
 
 /// `text` made safe for a // comment (no line breaks, no trailing backslash).

@@ -1,0 +1,91 @@
+// Knobs, emitter options and predicted times of the stage kinds.
+#include "codegen/cpu/stage_knobs.h"
+
+#include <algorithm>
+
+#include "analysis/cost.h"
+
+namespace axon::codegen {
+
+std::string stage_prefix(int i) { return "k" + std::to_string(i) + "."; }
+
+namespace {
+
+std::vector<int64_t> thread_values(const target::Target& t) {
+  std::vector<int64_t> v = {std::max(1, t.cores)};
+  for (int i = 1; i < t.cores; ++i) v.push_back(i);
+  return v;
+}
+
+double bandwidth(const target::Target& t, int threads) {
+  const double bw_1t = t.peaks.stream_gbs_1t > 0 ? t.peaks.stream_gbs_1t * 1e9 : 12e9;
+  const double bw_all = t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all * 1e9 : 20e9;
+  return std::min(bw_all, bw_1t * threads);
+}
+
+}  // namespace
+
+std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const target::Target& t,
+                                            const std::string& p) {
+  std::vector<schedule::Knob> knobs;
+  if (t.isa.vector_bits() > 0)
+    knobs.push_back({p + "vec_axis", {1, 0}, "1: vectorise the row (last) axis; 0: scalar code"});
+  else
+    knobs.push_back({p + "vec_axis", {0}, "scalar code (the target has no vector ISA)"});
+  knobs.push_back({p + "threads", thread_values(t), "OpenMP threads over the row loop"});
+  knobs.push_back({p + "row_block", {0, 1, 8, 64}, "rows per OpenMP chunk (0: even static split)"});
+  knobs.push_back({p + "unroll", {2, 1, 4}, "unroll factor of each pass's vector loop"});
+  if (!k.row_outputs.empty())
+    knobs.push_back({p + "nt_store", {0, 1}, "1: streaming (non-temporal) stores of row outputs"});
+  return knobs;
+}
+
+RowKernelOptions row_stage_options(const schedule::Schedule& s, const target::Target& t, const std::string& p) {
+  auto get = [&](const char* name, int64_t dflt) {
+    auto it = s.find(p + name);
+    return it == s.end() ? dflt : it->second;
+  };
+  RowKernelOptions o;
+  o.vector_bits = get("vec_axis", 1) ? t.isa.vector_bits() : 0;
+  o.threads = static_cast<int>(get("threads", std::max(1, t.cores)));
+  o.row_block = static_cast<int>(get("row_block", 0));
+  o.unroll = static_cast<int>(get("unroll", 1));
+  o.nt_store = get("nt_store", 0) != 0;
+  return o;
+}
+
+double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, const target::Target& t) {
+  const double bw = bandwidth(t, o.threads);
+  const double fl_1t = t.peaks.fma_gflops_1t > 0 ? t.peaks.fma_gflops_1t * 1e9 : 50e9;
+  const int lanes = o.vector_bits > 0 ? o.vector_bits / 32 : 1;
+  // One op per element per pass counts as one lane of an FMA (half its flops).
+  const double flops = static_cast<double>(k.rows * k.cols) * static_cast<double>(k.ops_per_element + 1) *
+                       std::max(1, k.passes()) * 2.0;
+  const double peak = fl_1t * o.threads * lanes / 16.0;
+  double sec = std::max(static_cast<double>(k.min_bytes) / bw, flops / peak);
+  // Passes after the first re-read the row from L2 (~4x the stream bandwidth).
+  sec += std::max(0, k.passes() - 1) * static_cast<double>(k.rows * k.cols * 4) / (4 * bw);
+  sec += o.threads > 1 ? 3e-6 : 0;  // fork/join of the parallel region
+  if (o.row_block == 1) sec += static_cast<double>(k.rows) * 2e-8;
+  if (o.nt_store && k.min_bytes < 8 * (int64_t{1} << 20)) sec *= 1.2;  // streams help only past the caches
+  if (o.unroll == 4) sec *= 1.01;
+  return sec;
+}
+
+GemmShape gemm_shape_of(const loop::Contraction& c) {
+  GemmShape g;
+  g.batch = c.batch, g.M = c.M, g.N = c.N, g.K = c.K;
+  g.a_batch = c.a_batch, g.a_m = c.a_m, g.a_k = c.a_k;
+  g.b_batch = c.b_batch, g.b_k = c.b_k, g.b_n = c.b_n;
+  g.c_batch = c.c_batch, g.c_m = c.c_m, g.c_n = c.c_n;
+  return g;
+}
+
+double naive_stage_seconds(const ir::Graph& sub, const target::Target& t) {
+  analysis::Cost c = analysis::graph_cost(sub);
+  // Scalar, single-threaded, one pass over memory per node: about a quarter
+  // of one thread's bandwidth and one scalar FLOP per cycle at 2 GHz.
+  return c.bytes / (bandwidth(t, 1) / 4) + c.flops / 2e9;
+}
+
+}  // namespace axon::codegen

@@ -1,0 +1,39 @@
+// The schedule knobs of each stage kind and what they mean to the CPU code
+// generators: the one place that maps knob values to emitter options and to
+// the cost model, shared by schedule_space, why_illegal, predicted_seconds
+// and emit_cpu (codegen/cpu/emit_cpu.cpp).
+//
+/// Knobs of stage i are named "k<i>." + the choice: a Row stage has
+/// vec_axis, threads, row_block, unroll (and nt_store when it stores rows);
+/// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch}
+/// (codegen/cpu/gemm.h); a Naive stage has none.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/cpu/gemm.h"
+#include "codegen/cpu/row_kernel_cpp.h"
+#include "loop/partition.h"
+#include "schedule/schedule.h"
+#include "target/target.h"
+
+namespace axon::codegen {
+
+/// "k<i>."
+std::string stage_prefix(int i);
+
+std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const target::Target& t,
+                                            const std::string& prefix);
+/// Missing knobs take their defaults.
+RowKernelOptions row_stage_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix);
+double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, const target::Target& t);
+
+/// The GEMM a Contraction stage is (C is the einsum's dense buffer).
+GemmShape gemm_shape_of(const loop::Contraction& c);
+
+/// A rough time of one naive stage (one scalar loop nest per node), so that
+/// graphs with naive stages still rank their other stages' knobs.
+double naive_stage_seconds(const ir::Graph& sub, const target::Target& t);
+
+}  // namespace axon::codegen

@@ -1,0 +1,71 @@
+// Partitioning a graph into stages, each one kernel-sized piece of work
+// that one code generator handles (DESIGN.md §5.3).
+//
+/// A Stage is one of
+///  - Contraction: one float32 Einsum that is a (batched) matrix product,
+///    read through views: Transpose, dense Reshape and unit-dim Broadcast
+///    chains over its operands are folded into element strides, so a
+///    transposed K or a reshaped q is never copied;
+///  - Row: a subgraph in the fused row-kernel form (loop/row_kernel.h);
+///  - Naive: any other subgraph (one loop nest per node).
+/// Values that cross a stage boundary are materialised as dense row-major
+/// buffers; everything else stays inside its stage. Stages are listed in an
+/// order that respects their dependencies (the graph's topological order).
+///
+/// Requires: a verified graph. Ensures: every value an output needs is
+/// computed by exactly one stage (Params are given, Constants are copied
+/// into each subgraph that reads them); a Row or Naive stage's `sub` is a
+/// verified graph whose params are bound, in order, to `inputs` and whose
+/// outputs are, in order, `results`; a single stage covering the whole graph
+/// is reported as such (whole_graph), so callers can emit it unchanged.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "loop/row_kernel.h"
+
+namespace axon::loop {
+
+enum class StageKind { Contraction, Row, Naive };
+const char* stage_kind_name(StageKind k);
+
+/// C[b][m][n] = sum_k A[b][m][k] * B[b][k][n] over element strides of the
+/// operands' base buffers (a stride of 0 broadcasts); the output is the
+/// einsum's dense buffer, whose strides c_* follow its label order.
+struct Contraction {
+  int64_t batch = 1, M = 1, N = 1, K = 1;
+  ir::NodeId a_base = -1, b_base = -1;
+  int64_t a_batch = 0, a_m = 0, a_k = 0;
+  int64_t b_batch = 0, b_k = 0, b_n = 0;
+  int64_t c_batch = 0, c_m = 0, c_n = 0;
+};
+
+struct Stage {
+  StageKind kind = StageKind::Naive;
+  std::vector<ir::NodeId> nodes;    // the original nodes computed here, ascending
+  std::vector<ir::NodeId> inputs;   // original values read (Row/Naive: bound to sub.params in order)
+  std::vector<ir::NodeId> results;  // original values written (bound to sub.outputs in order)
+  ir::Graph sub;                    // Row and Naive
+  RowKernel row;                    // Row: plan_row_kernel(sub)
+  Contraction contraction;          // Contraction: inputs = {a_base, b_base}, results = {the einsum}
+};
+
+struct Partition {
+  std::vector<Stage> stages;
+  /// True when stages.size() == 1 and it is a Row or Naive stage whose sub
+  /// is the graph itself (same params and outputs).
+  bool whole_graph = false;
+};
+
+Partition partition_graph(const ir::Graph& g);
+
+/// The contraction an Einsum node is, reading its operands through foldable
+/// views; false (with `why`) when it is not a matrix product axon's
+/// contraction generator takes (non-f32, repeated labels, a label summed in
+/// one operand only, more than one label in a role).
+bool plan_contraction(const ir::Graph& g, ir::NodeId einsum, Contraction* out, std::string* why);
+
+}  // namespace axon::loop

@@ -1,0 +1,188 @@
+// Partitioned kernels (loop/partition.h, codegen/cpu/staged_cpp.h): which
+// stages each workload gets, and that the staged kernels — matrix products
+// through the GEMM generator with transposes and reshapes folded into
+// strides, fused row kernels between them — compute what the interpreter
+// computes under the error budget, on the host and restricted to AVX2, for
+// default and random legal schedules, and on small graphs with odd sizes.
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <random>
+#include <string>
+
+#include "codegen/cpu/emit_cpu.h"
+#include "codegen/cpu/staged_cpp.h"
+#include "frontend/spec.h"
+#include "loop/partition.h"
+#include "runtime/compile_shared.h"
+#include "runtime/loaded_kernel.h"
+#include "schedule/schedule.h"
+#include "target/target.h"
+#include "transforms/pipeline.h"
+#include "verify/run_check.h"
+
+namespace axon {
+namespace {
+
+ir::Graph load_workload(const std::string& name) {
+  frontend::SpecOptions o;
+  auto spec = frontend::load_spec(std::string(AXON_SOURCE_DIR) + "/bench/workloads/" + name + ".py", o);
+  return transforms::run_pipeline(std::move(spec.graph));
+}
+ir::Graph parse(const std::string& src) {
+  frontend::SpecOptions o;
+  auto spec = frontend::parse_spec("inline.py", src, o);
+  return transforms::run_pipeline(std::move(spec.graph));
+}
+
+const bool kGompPinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NODELETE) != nullptr;
+
+const target::Target& host() {
+  static target::Target t = target::detect_host(false);
+  return t;
+}
+std::vector<target::Target> targets() {
+  std::vector<target::Target> ts = {host()};
+  if (host().isa.vector_bits() == 512) ts.push_back(target::restrict_to_avx2(host()));
+  return ts;
+}
+
+std::string kinds(const loop::Partition& p) {
+  std::string s;
+  for (const auto& st : p.stages) s += std::string(s.empty() ? "" : " ") + loop::stage_kind_name(st.kind);
+  return s;
+}
+
+void expect_correct(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t, const std::string& what) {
+  ASSERT_TRUE(kGompPinned);
+  ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
+  codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+  runtime::CompileOptions co;
+  co.flags = codegen::cpu_compile_flags(t, true);
+  std::string so = runtime::compile_shared(k, co);
+  runtime::LoadedKernel kernel(so, k.entry);
+  verify::RunCheck r = verify::run_and_check(g, kernel, 5);
+  for (size_t i = 0; i < r.outputs.size(); ++i)
+    EXPECT_TRUE(r.outputs[i].cmp.ok()) << what << " output " << i << ": max error/budget "
+                                       << r.outputs[i].cmp.max_error_over_budget << " worst got "
+                                       << r.outputs[i].cmp.worst_got << " ref " << r.outputs[i].cmp.worst_ref;
+}
+
+schedule::Schedule random_legal(const ir::Graph& g, const schedule::Space& sp, const target::Target& t,
+                                std::mt19937& rng) {
+  for (int tries = 0; tries < 1000; ++tries) {
+    schedule::Schedule s;
+    for (const auto& k : sp.knobs) s[k.name] = k.values[rng() % k.values.size()];
+    if (schedule::why_illegal(g, s, t).empty()) return s;
+  }
+  return schedule::default_schedule(sp);
+}
+
+TEST(staged_codegen, workloadsGetTheExpectedStages) {
+  struct Want { const char* w; const char* stages; };
+  for (Want x : {Want{"s1_matmul", "contraction"}, Want{"s9_bmm", "contraction"},
+                 Want{"m1_rmsnorm_matmul", "row contraction"}, Want{"m2_matmul_bias_gelu", "contraction row"},
+                 Want{"m4_lora", "contraction contraction contraction row"},
+                 Want{"m5_attention", "contraction row contraction"},
+                 Want{"m11_softmax_matmul", "row contraction"}, Want{"s2_softmax", "row"},
+                 Want{"s8_transpose", "naive"}}) {
+    EXPECT_EQ(kinds(loop::partition_graph(load_workload(x.w))), x.stages) << x.w;
+  }
+  // Roles of several labels are flattened only when their strides compose.
+  EXPECT_EQ(kinds(loop::partition_graph(parse("import numpy as np\n\ndef f(A: \"f32[2, 3, 5, 7]\", B: \"f32[7, 9]\"):\n"
+                                               "    return np.einsum('abmk,kn->bamn', A, B)\n"))),
+            "naive");
+  // m5's K^T is read through strides, never copied: the first product reads K itself.
+  ir::Graph g = load_workload("m5_attention");
+  loop::Partition p = loop::partition_graph(g);
+  const loop::Contraction& c = p.stages[0].contraction;
+  EXPECT_EQ(g[c.b_base].op, ir::Op::Param);
+  EXPECT_EQ(c.b_k, 1);
+  EXPECT_EQ(c.b_n, 64);
+  EXPECT_EQ(c.batch, 16);
+}
+
+TEST(staged_codegen, contractionWorkloadsAreCorrect) {
+  for (const char* w : {"s1_matmul", "s9_bmm", "m2_matmul_bias_gelu", "m4_lora", "m7_gqa_decode", "m8_mla_decode",
+                        "m11_softmax_matmul"}) {
+    ir::Graph g = load_workload(w);
+    const bool small = std::string(w) == "s9_bmm" || std::string(w) == "m7_gqa_decode" || std::string(w) == "m8_mla_decode";
+    for (const auto& t : small ? targets() : std::vector<target::Target>{host()}) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      ASSERT_FALSE(sp.knobs.empty()) << w;
+      expect_correct(g, schedule::default_schedule(sp), t, std::string(w) + " default at " +
+                                                               std::to_string(t.isa.vector_bits()));
+    }
+  }
+}
+
+TEST(staged_codegen, attentionAndMlpWorkloadsAreCorrect) {
+  for (const char* w : {"m3_gated_mlp", "m6_causal_attention", "m9_qknorm_attention"}) {
+    ir::Graph g = load_workload(w);
+    schedule::Space sp = schedule::schedule_space(g, host());
+    expect_correct(g, schedule::default_schedule(sp), host(), std::string(w) + " default");
+  }
+}
+
+// Odd sizes (tiles cut by every edge), transposed and broadcast operands,
+// matrix-vector products, reshaped operands, an epilogue, random schedules.
+TEST(staged_codegen, oddContractionsWithRandomSchedules) {
+  const char* specs[] = {
+      "def f(A: \"f32[37, 19]\", B: \"f32[19, 53]\"):\n    return A @ B\n",
+      "def f(A: \"f32[19, 37]\", B: \"f32[53, 19]\"):\n    return A.T @ B.T\n",
+      "def f(A: \"f32[3, 13, 7]\", B: \"f32[7, 29]\"):\n    return A @ B\n",
+      "def f(A: \"f32[2, 3, 5, 7]\", B: \"f32[7, 29]\"):\n    return np.einsum('abmk,kn->abmn', A, B)\n",
+      "def f(A: \"f32[33, 65]\", x: \"f32[65]\"):\n    return A @ x\n",
+      "def f(x: \"f32[65]\", A: \"f32[65, 33]\"):\n    return x @ A\n",
+      "def f(Q: \"f32[4, 3, 16]\", K: \"f32[4, 21, 16]\"):\n    return np.einsum('bmk,bnk->bnm', Q, K)\n",
+      "def f(q: \"f32[6, 16]\", K: \"f32[2, 21, 16]\"):\n    return q.reshape(2, 3, 16) @ np.swapaxes(K, 1, 2)\n",
+      "def f(X: \"f32[9, 40]\", W: \"f32[40, 70]\", b: \"f32[70]\"):\n    return np.maximum(X @ W + b, 0.0), X * 2.0\n",
+  };
+  std::mt19937 rng(5);
+  for (const char* body : specs) {
+    std::string src = std::string("import numpy as np\n\n") + body;
+    ir::Graph g = parse(src);
+    loop::Partition p = loop::partition_graph(g);
+    bool has_contraction = false;
+    for (const auto& st : p.stages) has_contraction |= st.kind == loop::StageKind::Contraction;
+    EXPECT_TRUE(has_contraction) << src << kinds(p);
+    for (const auto& t : targets()) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      for (int rep = 0; rep < 2; ++rep) {
+        schedule::Schedule s = rep == 0 ? schedule::default_schedule(sp) : random_legal(g, sp, t, rng);
+        expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
+      }
+    }
+  }
+}
+
+TEST(staged_codegen, gemmKnobsAreCheckedPerStage) {
+  ir::Graph g = load_workload("m4_lora");
+  schedule::Space sp = schedule::schedule_space(g, host());
+  schedule::Schedule s = schedule::default_schedule(sp);
+  EXPECT_EQ(schedule::why_illegal(g, s, host()), "");
+  EXPECT_GT(schedule::predicted_seconds(g, s, host()), 0);
+  s["k1.gemm.mc"] = 48;
+  s["k1.gemm.mr"] = 14;  // 48 is no multiple of 14
+  std::string why = schedule::why_illegal(g, s, host());
+  EXPECT_NE(why.find("stage 1"), std::string::npos) << why;
+  s = schedule::default_schedule(sp);
+  s["k0.gemm.threads"] = 1000;
+  EXPECT_NE(schedule::why_illegal(g, s, host()), "");
+}
+
+TEST(staged_codegen, stageNamespacesKeepHelpersApart) {
+  std::set<std::string> inc;
+  std::string src = "#include \"kernel.h\"\n#include <cmath>\n#ifndef AXON_VM_SCALAR\n#define AXON_VM_SCALAR\n"
+                    "#define AXON_CMP(a) \\\n  a\n#endif\nextern \"C\" void f(const float* x) {}\n";
+  std::string out = codegen::as_stage_namespace(src, "f", "axon_s2", &inc);
+  EXPECT_EQ(inc, std::set<std::string>{"#include <cmath>"});
+  EXPECT_NE(out.find("#ifndef AXON_VM_SCALAR_axon_s2\n#define AXON_VM_SCALAR_axon_s2\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("#define AXON_CMP(a) \\\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("void run(const float* x)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("extern"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace axon
