@@ -17,6 +17,7 @@ using namespace axon::ir;
 const char* stage_kind_name(StageKind k) {
   switch (k) {
     case StageKind::Contraction: return "contraction";
+    case StageKind::Copy: return "copy";
     case StageKind::Row: return "row";
     default: return "naive";
   }
@@ -162,10 +163,10 @@ class Partitioner {
     assign_results();
     Partition p;
     for (Stage& s : stages_) {
-      if (s.kind != StageKind::Contraction) build_sub(s);
+      if (s.kind == StageKind::Row || s.kind == StageKind::Naive) build_sub(s);
       p.stages.push_back(std::move(s));
     }
-    p.whole_graph = p.stages.size() == 1 && p.stages[0].kind != StageKind::Contraction;
+    p.whole_graph = p.stages.size() == 1 && (p.stages[0].kind == StageKind::Row || p.stages[0].kind == StageKind::Naive);
     return p;
   }
 
@@ -177,6 +178,12 @@ class Partitioner {
       Contraction c;
       if (g_[i].op == Op::Einsum && plan_contraction(g_, i, &c, nullptr)) con[static_cast<size_t>(i)] = c;
     }
+    copy_.assign(static_cast<size_t>(n_), std::nullopt);
+    for (NodeId i = 0; i < n_; ++i) {
+      if (g_[i].op != Op::Transpose) continue;
+      View v = view_of(g_, i);
+      if (v.base != i && !cloneable(g_[v.base])) copy_[static_cast<size_t>(i)] = LayoutCopy{v.base, v.strides};
+    }
     std::vector<char> need(static_cast<size_t>(n_), 0);
     for (NodeId o : g_.outputs) need[static_cast<size_t>(o)] = 1;
     for (NodeId i = n_ - 1; i >= 0; --i) {
@@ -184,6 +191,8 @@ class Partitioner {
       if (con[static_cast<size_t>(i)]) {
         need[static_cast<size_t>(con[static_cast<size_t>(i)]->a_base)] = 1;
         need[static_cast<size_t>(con[static_cast<size_t>(i)]->b_base)] = 1;
+      } else if (copy_[static_cast<size_t>(i)]) {
+        need[static_cast<size_t>(copy_[static_cast<size_t>(i)]->base)] = 1;
       } else {
         for (NodeId a : g_[i].args) need[static_cast<size_t>(a)] = 1;
       }
@@ -209,15 +218,28 @@ class Partitioner {
 
   // A run becomes one Row stage when it fits the row-kernel form, else one
   // stage per connected piece (each Row when it fits, else Naive).
+  // Transposes of buffers are Copy stages of their own.
   void flush(std::vector<NodeId>& run) {
-    if (run.empty()) return;
-    std::vector<std::vector<NodeId>> pieces = components(run);
-    if (pieces.size() > 1 && !fits_row_form(run)) {
-      for (auto& p : pieces) add_run_stage(p);
-    } else {
-      add_run_stage(run);
+    std::vector<NodeId> rest;
+    for (NodeId i : run) {
+      if (!copy_[static_cast<size_t>(i)]) {
+        rest.push_back(i);
+        continue;
+      }
+      Stage s;
+      s.kind = StageKind::Copy;
+      s.nodes = {i};
+      s.copy = *copy_[static_cast<size_t>(i)];
+      stages_.push_back(std::move(s));
     }
     run.clear();
+    if (rest.empty()) return;
+    std::vector<std::vector<NodeId>> pieces = components(rest);
+    if (pieces.size() > 1 && !fits_row_form(rest)) {
+      for (auto& p : pieces) add_run_stage(p);
+    } else {
+      add_run_stage(rest);
+    }
   }
 
   std::vector<std::vector<NodeId>> components(const std::vector<NodeId>& run) const {
@@ -272,6 +294,7 @@ class Partitioner {
     std::set<NodeId> wanted(g_.outputs.begin(), g_.outputs.end());
     for (Stage& s : stages_) {
       if (s.kind == StageKind::Contraction) s.inputs = {s.contraction.a_base, s.contraction.b_base};
+      else if (s.kind == StageKind::Copy) s.inputs = {s.copy.base};
       else s.inputs = inputs_of(s);
       for (NodeId i : s.inputs) wanted.insert(i);
     }
@@ -308,6 +331,7 @@ class Partitioner {
   const Graph& g_;
   const NodeId n_;
   std::vector<Stage> stages_;
+  std::vector<std::optional<LayoutCopy>> copy_;  // per node: the Copy stage a Transpose can be
 };
 
 }  // namespace

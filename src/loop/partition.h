@@ -6,6 +6,8 @@
 ///    read through views: Transpose, dense Reshape and unit-dim Broadcast
 ///    chains over its operands are folded into element strides, so a
 ///    transposed K or a reshaped q is never copied;
+///  - Copy: a Transpose materialised from a buffer, as a strided view of it
+///    (the tiled layout copy of codegen/cpu/copy_cpp.h);
 ///  - Row: a subgraph in the fused row-kernel form (loop/row_kernel.h);
 ///  - Naive: any other subgraph (one loop nest per node).
 /// Values that cross a stage boundary are materialised as dense row-major
@@ -18,6 +20,8 @@
 /// verified graph whose params are bound, in order, to `inputs` and whose
 /// outputs are, in order, `results`; a single stage covering the whole graph
 /// is reported as such (whole_graph), so callers can emit it unchanged.
+/// Contraction and Copy stages read their inputs through strides; the
+/// layout nodes folded into those strides are not computed at all.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +33,7 @@
 
 namespace axon::loop {
 
-enum class StageKind { Contraction, Row, Naive };
+enum class StageKind { Contraction, Copy, Row, Naive };
 const char* stage_kind_name(StageKind k);
 
 /// C[b][m][n] = sum_k A[b][m][k] * B[b][k][n] over element strides of the
@@ -43,6 +47,12 @@ struct Contraction {
   int64_t c_batch = 0, c_m = 0, c_n = 0;
 };
 
+/// out (dense, the node's shape) [i...] = base[sum_a i[a] * in_strides[a]].
+struct LayoutCopy {
+  ir::NodeId base = -1;
+  std::vector<int64_t> in_strides;
+};
+
 struct Stage {
   StageKind kind = StageKind::Naive;
   std::vector<ir::NodeId> nodes;    // the original nodes computed here, ascending
@@ -51,6 +61,7 @@ struct Stage {
   ir::Graph sub;                    // Row and Naive
   RowKernel row;                    // Row: plan_row_kernel(sub)
   Contraction contraction;          // Contraction: inputs = {a_base, b_base}, results = {the einsum}
+  LayoutCopy copy;                  // Copy: inputs = {copy.base}, results = {the transpose}
 };
 
 struct Partition {

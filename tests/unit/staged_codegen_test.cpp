@@ -86,7 +86,7 @@ TEST(staged_codegen, workloadsGetTheExpectedStages) {
                  Want{"m4_lora", "contraction contraction contraction row"},
                  Want{"m5_attention", "contraction row contraction"},
                  Want{"m11_softmax_matmul", "row contraction"}, Want{"s2_softmax", "row"},
-                 Want{"s8_transpose", "naive"}}) {
+                 Want{"s8_transpose", "copy"}}) {
     EXPECT_EQ(kinds(loop::partition_graph(load_workload(x.w))), x.stages) << x.w;
   }
   // Roles of several labels are flattened only when their strides compose.
@@ -155,6 +155,36 @@ TEST(staged_codegen, oddContractionsWithRandomSchedules) {
       }
     }
   }
+}
+
+// Transposes of every rank with odd sizes (edges of the 8 x 8 blocks and of
+// the tiles), through reshapes, of non-float elements, and the s8 workload.
+TEST(staged_codegen, layoutCopiesWithRandomSchedules) {
+  const char* specs[] = {
+      "def f(X: \"f32[13, 21]\"):\n    return np.ascontiguousarray(X.T)\n",
+      "def f(X: \"f32[5, 67, 41]\"):\n    return np.transpose(X, (2, 0, 1))\n",
+      "def f(X: \"f32[5, 16, 24]\"):\n    return np.transpose(X, (0, 2, 1)) * 2.0\n",
+      "def f(X: \"f32[6, 40]\"):\n    return X.reshape(6, 5, 8).transpose(2, 1, 0)\n",
+      "def f(X: \"f32[4, 9, 33]\"):\n    return np.transpose(X, (1, 0, 2))\n",
+      "def f(X: \"i32[11, 19]\"):\n    return X.T\n",
+  };
+  std::mt19937 rng(9);
+  for (const char* body : specs) {
+    std::string src = std::string("import numpy as np\n\n") + body;
+    ir::Graph g = parse(src);
+    loop::Partition p = loop::partition_graph(g);
+    EXPECT_NE(kinds(p).find("copy"), std::string::npos) << src << kinds(p);
+    for (const auto& t : targets()) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      for (int rep = 0; rep < 2; ++rep) {
+        schedule::Schedule s = rep == 0 ? schedule::default_schedule(sp) : random_legal(g, sp, t, rng);
+        expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
+      }
+    }
+  }
+  ir::Graph g = load_workload("s8_transpose");
+  for (const auto& t : targets())
+    expect_correct(g, schedule::default_schedule(schedule::schedule_space(g, t)), t, "s8 at " + std::to_string(t.isa.vector_bits()));
 }
 
 TEST(staged_codegen, gemmKnobsAreCheckedPerStage) {

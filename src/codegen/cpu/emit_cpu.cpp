@@ -2,7 +2,8 @@
 //
 // The graph is partitioned (loop/partition.h): matrix products become
 // contraction stages (the GEMM generator, codegen/cpu/gemm.h), runs of
-// elementwise chains and row reductions become fused row kernels, anything
+// elementwise chains and row reductions become fused row kernels, transposes
+// of buffers tiled layout copies (codegen/cpu/copy_cpp.h), anything
 // else a naive loop nest per node. A graph that is one row kernel, or has no
 // stage axon can speed up, is emitted whole as before (knobs k0.*); others
 // get one namespace per stage (codegen/cpu/staged_cpp.h) and knobs k<i>.* per
@@ -47,6 +48,7 @@ schedule::Space schedule::schedule_space(const ir::Graph& g, const target::Targe
     std::vector<Knob> k;
     if (st.kind == StageKind::Row) k = codegen::row_stage_knobs(st.row, t, prefix);
     if (st.kind == StageKind::Contraction) k = codegen::gemm_knobs(codegen::gemm_shape_of(st.contraction), t, prefix + "gemm.");
+    if (st.kind == StageKind::Copy) k = codegen::copy_knobs(codegen::copy_shape_of(g, st), t, prefix + "copy.");
     sp.knobs.insert(sp.knobs.end(), k.begin(), k.end());
   }
   return sp;
@@ -68,6 +70,11 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
   loop::Partition p = loop::partition_graph(g);
   if (p.whole_graph) return "";
   for (size_t i = 0; i < p.stages.size(); ++i) {
+    if (p.stages[i].kind == StageKind::Copy) {
+      const std::string prefix = stage_prefix(static_cast<int>(i)) + "copy.";
+      std::string why = codegen::copy_why_illegal(codegen::copy_shape_of(g, p.stages[i]), codegen::copy_schedule_from(s, prefix), t);
+      if (!why.empty()) return "stage " + std::to_string(i) + ": " + why;
+    }
     if (p.stages[i].kind != StageKind::Contraction) continue;
     const std::string prefix = stage_prefix(static_cast<int>(i)) + "gemm.";
     codegen::GemmShape shape = codegen::gemm_shape_of(p.stages[i].contraction);
@@ -90,6 +97,8 @@ double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const 
     const std::string prefix = stage_prefix(static_cast<int>(i));
     if (st.kind == StageKind::Row) sec += codegen::row_stage_seconds(st.row, codegen::row_stage_options(s, t, prefix), t);
     else if (st.kind == StageKind::Naive) sec += codegen::naive_stage_seconds(st.sub, t);
+    else if (st.kind == StageKind::Copy)
+      sec += codegen::copy_seconds(codegen::copy_shape_of(g, st), codegen::copy_schedule_from(s, prefix + "copy."), t);
     else {
       codegen::GemmShape shape = codegen::gemm_shape_of(st.contraction);
       sec += codegen::gemm_predicted_seconds(shape, codegen::gemm_schedule_from(s, prefix + "gemm."), t);

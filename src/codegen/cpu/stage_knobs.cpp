@@ -81,6 +81,48 @@ GemmShape gemm_shape_of(const loop::Contraction& c) {
   return g;
 }
 
+CopyShape copy_shape_of(const ir::Graph& g, const loop::Stage& s) {
+  const ir::Node& n = g[s.nodes.at(0)];
+  CopyShape c;
+  c.shape = n.type.shape;
+  c.in_strides = s.copy.in_strides;
+  c.element_bytes = ir::dtype_bytes(n.type.dtype);
+  c.c_type = ir::dtype_c_type(n.type.dtype);
+  return c;
+}
+
+std::vector<schedule::Knob> copy_knobs(const CopyShape& c, const target::Target& t, const std::string& p) {
+  std::vector<schedule::Knob> k;
+  k.push_back({p + "tile", {32, 16, 64, 128}, "edge of a block of the transposed plane"});
+  k.push_back({p + "threads", thread_values(t), "OpenMP threads over the blocks"});
+  if (t.isa.vector_bits() >= 256 && c.element_bytes == 4)
+    k.push_back({p + "vector", {1, 0}, "1: 8 x 8 register transposes"});
+  else
+    k.push_back({p + "vector", {0}, "scalar copies (no 256-bit vectors or not 4-byte elements)"});
+  return k;
+}
+
+CopySchedule copy_schedule_from(const schedule::Schedule& s, const std::string& p) {
+  CopySchedule c;
+  auto get = [&](const char* name, int64_t dflt) {
+    auto it = s.find(p + name);
+    return it == s.end() ? dflt : it->second;
+  };
+  c.tile = static_cast<int>(get("tile", 32));
+  c.threads = static_cast<int>(get("threads", 1));
+  c.vector = get("vector", 0) != 0;
+  return c;
+}
+
+double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Target& t) {
+  double n = 1;
+  for (int64_t d : c.shape) n *= static_cast<double>(d);
+  const double bytes = 2 * n * c.element_bytes;
+  double sec = bytes / bandwidth(t, s.threads) * (s.vector ? 1.0 : 2.0);
+  if (s.tile == 16 || s.tile == 128) sec *= 1.1;
+  return sec + (s.threads > 1 ? 3e-6 : 0);
+}
+
 double naive_stage_seconds(const ir::Graph& sub, const target::Target& t) {
   analysis::Cost c = analysis::graph_cost(sub);
   // Scalar, single-threaded, one pass over memory per node: about a quarter

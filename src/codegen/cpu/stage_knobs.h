@@ -6,12 +6,14 @@
 /// Knobs of stage i are named "k<i>." + the choice: a Row stage has
 /// vec_axis, threads, row_block, unroll (and nt_store when it stores rows);
 /// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch}
-/// (codegen/cpu/gemm.h); a Naive stage has none.
+/// (codegen/cpu/gemm.h); a Copy stage has copy.{tile,threads,vector}
+/// (codegen/cpu/copy_cpp.h); a Naive stage has none.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "codegen/cpu/copy_cpp.h"
 #include "codegen/cpu/gemm.h"
 #include "codegen/cpu/row_kernel_cpp.h"
 #include "loop/partition.h"
@@ -31,6 +33,12 @@ double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, co
 
 /// The GEMM a Contraction stage is (C is the einsum's dense buffer).
 GemmShape gemm_shape_of(const loop::Contraction& c);
+
+/// The layout copy a Copy stage is (`g` is the partitioned graph).
+CopyShape copy_shape_of(const ir::Graph& g, const loop::Stage& s);
+std::vector<schedule::Knob> copy_knobs(const CopyShape& c, const target::Target& t, const std::string& prefix);
+CopySchedule copy_schedule_from(const schedule::Schedule& s, const std::string& prefix);
+double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Target& t);
 
 /// A rough time of one naive stage (one scalar loop nest per node), so that
 /// graphs with naive stages still rank their other stages' knobs.

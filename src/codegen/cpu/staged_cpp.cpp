@@ -72,7 +72,8 @@ class StagedEmitter {
       stages += stage_text(st, static_cast<int>(i), ns);
       body << "  // stage " << i << " (" << loop::stage_kind_name(st.kind) << "): "
            << comment_text(print_node(g_, st.nodes.back())) << "\n";
-      body << "  " << ns << (st.kind == loop::StageKind::Contraction ? "::gemm(" : "::run(");
+      body << "  " << ns
+           << (st.kind == loop::StageKind::Contraction ? "::gemm(" : st.kind == loop::StageKind::Copy ? "::copy(" : "::run(");
       bool first = true;
       for (NodeId in : st.inputs) body << (first ? "" : ", ") << buf_.at(in), first = false;
       for (NodeId r : st.results) body << (first ? "" : ", ") << buf_.at(r), first = false;
@@ -124,6 +125,11 @@ class StagedEmitter {
       case loop::StageKind::Contraction: {
         GemmShape shape = gemm_shape_of(st.contraction);
         std::string fn = emit_gemm_function(shape, gemm_schedule_from(s_, prefix + "gemm."), t_, "gemm");
+        return as_stage_namespace(fn, "", ns, &includes_);
+      }
+      case loop::StageKind::Copy: {
+        CopyShape shape = copy_shape_of(g_, st);
+        std::string fn = emit_copy_function(shape, copy_schedule_from(s_, prefix + "copy."), t_, "copy");
         return as_stage_namespace(fn, "", ns, &includes_);
       }
       case loop::StageKind::Row: {
