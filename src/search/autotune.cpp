@@ -142,8 +142,16 @@ SearchResult autotune(const Space& space, const SearchFunctions& fns, const Sear
             [](const Ranked& a, const Ranked& b) { return a.predicted != b.predicted ? a.predicted < b.predicted : a.key < b.key; });
   int64_t legal_points = enumerable ? static_cast<int64_t>(ranked.size()) : -1;
   {
+    // The default point (every knob's values[0], the generators' own best
+    // guess) is always measured, then the model's favourites.
     std::vector<Schedule> top;
+    const Schedule dflt = schedule::default_schedule(space);
+    const std::string dflt_key = schedule_key(dflt);
+    if (std::any_of(ranked.begin(), ranked.end(), [&](const Ranked& r) { return r.key == dflt_key; }) &&
+        !seen.count(dflt_key))
+      top.push_back(dflt);
     for (const Ranked& c : ranked) {
+      if (c.key == dflt_key && !top.empty() && schedule_key(top[0]) == dflt_key) continue;
       if (static_cast<int>(top.size()) >= std::max(1, opts.top_k)) break;
       if (!seen.count(c.key)) top.push_back(c.s);
     }

@@ -11,7 +11,8 @@
 ///    and never returned as the winner (found == false when none was ok);
 ///  - stops with one of "budget", "trials", "space exhausted", "interrupted".
 /// Phase 1 enumerates the whole space when it is small, else samples it,
-/// ranks the legal points by predicted time and evaluates the top ones.
+/// ranks the legal points by predicted time and evaluates the default point
+/// (values[0] of every knob) and then the top ones.
 /// Phase 2 proposes a change of one or two knobs (to a neighbouring value or
 /// a random one), evaluates it, and accepts it by the Metropolis rule on
 /// log time: always when faster, else with probability

@@ -32,7 +32,7 @@ Plan plan(const CopyShape& c) {
 }
 
 const char* kTranspose8x8 = R"(// The 8 x 8 block at src (lanes along p, rows j * sq) stored transposed at dst (rows i * op).
-static inline void FN_t8x8(const float* src, int64_t sq, float* dst, int64_t op) {
+static inline void FN_t8x8STORE(const float* src, int64_t sq, float* dst, int64_t op) {
   __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + sq), r2 = _mm256_loadu_ps(src + 2 * sq),
          r3 = _mm256_loadu_ps(src + 3 * sq), r4 = _mm256_loadu_ps(src + 4 * sq), r5 = _mm256_loadu_ps(src + 5 * sq),
          r6 = _mm256_loadu_ps(src + 6 * sq), r7 = _mm256_loadu_ps(src + 7 * sq);
@@ -43,14 +43,14 @@ static inline void FN_t8x8(const float* src, int64_t sq, float* dst, int64_t op)
          u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
          u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
          u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  _mm256_storeu_ps(dst, _mm256_permute2f128_ps(u0, u4, 0x20));
-  _mm256_storeu_ps(dst + op, _mm256_permute2f128_ps(u1, u5, 0x20));
-  _mm256_storeu_ps(dst + 2 * op, _mm256_permute2f128_ps(u2, u6, 0x20));
-  _mm256_storeu_ps(dst + 3 * op, _mm256_permute2f128_ps(u3, u7, 0x20));
-  _mm256_storeu_ps(dst + 4 * op, _mm256_permute2f128_ps(u0, u4, 0x31));
-  _mm256_storeu_ps(dst + 5 * op, _mm256_permute2f128_ps(u1, u5, 0x31));
-  _mm256_storeu_ps(dst + 6 * op, _mm256_permute2f128_ps(u2, u6, 0x31));
-  _mm256_storeu_ps(dst + 7 * op, _mm256_permute2f128_ps(u3, u7, 0x31));
+  STOREFN(dst, _mm256_permute2f128_ps(u0, u4, 0x20));
+  STOREFN(dst + op, _mm256_permute2f128_ps(u1, u5, 0x20));
+  STOREFN(dst + 2 * op, _mm256_permute2f128_ps(u2, u6, 0x20));
+  STOREFN(dst + 3 * op, _mm256_permute2f128_ps(u3, u7, 0x20));
+  STOREFN(dst + 4 * op, _mm256_permute2f128_ps(u0, u4, 0x31));
+  STOREFN(dst + 5 * op, _mm256_permute2f128_ps(u1, u5, 0x31));
+  STOREFN(dst + 6 * op, _mm256_permute2f128_ps(u2, u6, 0x31));
+  STOREFN(dst + 7 * op, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
 )";
 
@@ -90,7 +90,12 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   o << "]; " << (pl.p < 0 ? "row by row" : std::to_string(s.tile) + " x " + std::to_string(s.tile) + " blocks")
     << (vec ? ", 8 x 8 register transposes" : "") << ", " << s.threads << " thread(s).\n";
   o << "#include <cstdint>\n#include <algorithm>\n";
-  if (vec) o << "#include <immintrin.h>\n" << replace_all(kTranspose8x8, "FN", fn);
+  const bool nt = vec && s.nt_store && c.shape.back() % 8 == 0;
+  if (vec) {
+    o << "#include <immintrin.h>\n";
+    o << replace_all(replace_all(replace_all(kTranspose8x8, "STOREFN", "_mm256_storeu_ps"), "FN", fn), "STORE", "");
+    if (nt) o << replace_all(replace_all(replace_all(kTranspose8x8, "STOREFN", "_mm256_stream_ps"), "FN", fn), "STORE", "_nt");
+  }
   o << "static void " << fn << "(const " << T << "* in, " << T << "* out) {\n";
   const int64_t nq = c.shape.empty() ? 1 : c.shape[static_cast<size_t>(pl.q)];
   const int64_t sq = c.shape.empty() ? 0 : c.in_strides[static_cast<size_t>(pl.q)];
@@ -104,6 +109,8 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   } else {
     o << "  constexpr int64_t TOTAL = " << outer_count << ";\n";
   }
+  // Streaming stores need 32-byte aligned rows: the caller's buffer is checked once.
+  if (nt) o << "  const bool nt = reinterpret_cast<uintptr_t>(out) % 32 == 0;\n";
   if (s.threads > 1) o << "#pragma omp parallel for num_threads(" << s.threads << ") schedule(static)\n";
   o << "  for (int64_t w = 0; w < TOTAL; ++w) {\n";
   o << "    int64_t x = " << (pl.p >= 0 ? "w / (TP * TQ)" : "w") << ", in_off = 0, out_off = 0;\n";
@@ -124,6 +131,7 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
     o << "    for (; i + 8 <= ie; i += 8) {\n"
       << "      int64_t j = jb;\n"
       << "      for (; j + 8 <= je; j += 8)  // 4-byte elements move as float bit patterns\n"
+      << (nt ? "        if (nt) " + fn + "_t8x8_nt(reinterpret_cast<const float*>(src + i + j * SQ), SQ, reinterpret_cast<float*>(dst + i * OP + j), OP); else\n" : "")
       << "        " << fn << "_t8x8(reinterpret_cast<const float*>(src + i + j * SQ), SQ, reinterpret_cast<float*>(dst + i * OP + j), OP);\n"
       << "      for (; j < je; ++j)\n"
       << "        for (int64_t ii = i; ii < i + 8; ++ii) dst[ii * OP + j] = src[ii + j * SQ];\n"
@@ -131,7 +139,7 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   }
   o << "    for (; i < ie; ++i)\n"
     << "      for (int64_t j = jb; j < je; ++j) dst[i * OP + j] = src[i * SP + j * SQ];\n"
-    << "  }\n}\n";
+    << "  }\n" << (nt ? "  if (nt) _mm_sfence();  // streamed rows are visible before return\n" : "") << "}\n";
   return o.str();
 }
 

@@ -8,7 +8,8 @@
 /// axis) are shared among the threads. With vectors and a unit input stride
 /// along p, each 8 x 8 sub-block is loaded as eight vectors along p,
 /// transposed in registers (AVX unpack/shuffle/permute) and stored as eight
-/// vectors along q; edges fall back to scalar copies. When q itself has a
+/// vectors along q (streamed past the caches with nt_store when the output
+/// is 32-byte aligned); edges fall back to scalar copies. When q itself has a
 /// unit input stride the copy is row by row.
 ///
 /// Requires: the strides address only elements of the input buffer.
@@ -35,6 +36,7 @@ struct CopySchedule {
   int tile = 32;     // edge of a block in the (p, q) plane
   int threads = 1;
   bool vector = true;  // 8 x 8 register transposes (needs 256-bit vectors and 4-byte elements)
+  bool nt_store = false;  // streaming stores of the transposed blocks (vector only; when rows are 32-byte aligned)
 };
 
 /// "" when legal: tile a multiple of 8 within [8, 256], threads >= 1, vector

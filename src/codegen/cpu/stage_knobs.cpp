@@ -95,10 +95,12 @@ std::vector<schedule::Knob> copy_knobs(const CopyShape& c, const target::Target&
   std::vector<schedule::Knob> k;
   k.push_back({p + "tile", {32, 16, 64, 128}, "edge of a block of the transposed plane"});
   k.push_back({p + "threads", thread_values(t), "OpenMP threads over the blocks"});
-  if (t.isa.vector_bits() >= 256 && c.element_bytes == 4)
+  if (t.isa.vector_bits() >= 256 && c.element_bytes == 4) {
     k.push_back({p + "vector", {1, 0}, "1: 8 x 8 register transposes"});
-  else
+    k.push_back({p + "nt_store", {0, 1}, "1: streaming stores of the transposed blocks"});
+  } else {
     k.push_back({p + "vector", {0}, "scalar copies (no 256-bit vectors or not 4-byte elements)"});
+  }
   return k;
 }
 
@@ -111,6 +113,7 @@ CopySchedule copy_schedule_from(const schedule::Schedule& s, const std::string& 
   c.tile = static_cast<int>(get("tile", 32));
   c.threads = static_cast<int>(get("threads", 1));
   c.vector = get("vector", 0) != 0;
+  c.nt_store = get("nt_store", 0) != 0;
   return c;
 }
 
@@ -120,6 +123,7 @@ double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Tar
   const double bytes = 2 * n * c.element_bytes;
   double sec = bytes / bandwidth(t, s.threads) * (s.vector ? 1.0 : 2.0);
   if (s.tile == 16 || s.tile == 128) sec *= 1.1;
+  if (s.nt_store && bytes > 16e6) sec *= 0.8;  // no read-for-ownership of the output past the caches
   return sec + (s.threads > 1 ? 3e-6 : 0);
 }
 
