@@ -6,10 +6,15 @@ A rejection here means either the code generator is wrong or the gate
 rejects correct kernels; both are bugs. Verifies run $AXON_GATE_JOBS at a
 time (as in test_corpus.py), submitted when the first test needs them.
 
+The same holds for the optimised kernels `axon optimize` writes (fused row
+kernels, GEMM contraction stages, layout copies, several stages in one
+kernel): each is optimised with a short search and then verified.
+
 The gate computes a float64 reference for a dozen input sets, which takes
 minutes for the large multi-operator workloads; by default the suite
-checks the single-operator workloads and the two cheap multi-operator ones,
-and AXON_GATE_ALL_WORKLOADS=1 checks all 20 (about 10 minutes on 2 cores).
+checks the single-operator workloads and the two cheap multi-operator ones
+(naive kernels) and a cheap subset of optimised ones; AXON_GATE_ALL_WORKLOADS=1
+checks all 20 of both (about 25 minutes on 2 cores).
 """
 
 import json
@@ -26,8 +31,11 @@ AXON_BIN = Path(os.environ.get("AXON_BIN", SOURCE_DIR / "build" / "axon"))
 JOBS = int(os.environ.get("AXON_GATE_JOBS", min(8, (os.cpu_count() or 1) + 1)))
 ALL_WORKLOADS = sorted((SOURCE_DIR / "bench" / "workloads").glob("*.py"))
 CHEAP = {"m7_gqa_decode", "m10_add_layernorm"}
-WORKLOADS = [w for w in ALL_WORKLOADS
-             if os.environ.get("AXON_GATE_ALL_WORKLOADS") == "1" or w.stem.startswith("s") or w.stem in CHEAP]
+ALL = os.environ.get("AXON_GATE_ALL_WORKLOADS") == "1"
+WORKLOADS = [w for w in ALL_WORKLOADS if ALL or w.stem.startswith("s") or w.stem in CHEAP]
+# One of each stage kind: row kernel, copy, contraction, contraction + row + contraction with K^T folded.
+CHEAP_OPTIMISED = {"s6_silu", "s8_transpose", "s9_bmm", "m7_gqa_decode"}
+OPTIMISED = [w for w in ALL_WORKLOADS if ALL or w.stem in CHEAP_OPTIMISED]
 
 
 def compile_and_verify(spec, out_dir):
@@ -43,6 +51,28 @@ def compile_and_verify(spec, out_dir):
         return v, json.loads(v.stdout)
     except json.JSONDecodeError:
         return v, None
+
+
+def optimise_and_verify(spec, out_dir):
+    o = subprocess.run([str(AXON_BIN), "optimize", str(spec), "-o", str(out_dir), "--no-db", "--trials", "3",
+                        "--budget", "120"], capture_output=True, text=True, timeout=900)
+    if o.returncode != 0:
+        return o, None
+    v = subprocess.run([str(AXON_BIN), "verify", str(spec), str(out_dir / "kernel.cpp"), "--json", "--no-time"],
+                       capture_output=True, text=True, timeout=900)
+    try:
+        return v, json.loads(v.stdout)
+    except json.JSONDecodeError:
+        return v, None
+
+
+@pytest.fixture(scope="module")
+def optimised_verdicts(tmp_path_factory):
+    if not AXON_BIN.is_file():
+        pytest.skip(f"axon binary not found at {AXON_BIN}")
+    root = tmp_path_factory.mktemp("own_optimised")
+    with ThreadPoolExecutor(max_workers=max(1, JOBS // 2)) as pool:
+        yield {w: pool.submit(optimise_and_verify, w, root / w.stem) for w in OPTIMISED}
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +97,13 @@ def test_naive_kernel_is_accepted(spec, verdicts):
         f"{r['code']}: {r['message']}" for r in report["reasons"]) + f"\n{detail}"
     assert proc.returncode == 0, detail
     assert report["reasons"] == []
+
+
+@pytest.mark.parametrize("spec", OPTIMISED, ids=[w.stem for w in OPTIMISED])
+def test_optimised_kernel_is_accepted(spec, optimised_verdicts, tmp_path):
+    proc, report = optimised_verdicts[spec].result()
+    detail = f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert report is not None, f"no JSON report\n{detail}"
+    assert report["verdict"] == "accept", "rejected: " + "; ".join(
+        f"{r['code']}: {r['message']}" for r in report["reasons"]) + f"\n{detail}"
+    assert proc.returncode == 0, detail
