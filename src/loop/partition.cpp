@@ -234,12 +234,53 @@ class Partitioner {
     }
     run.clear();
     if (rest.empty()) return;
-    std::vector<std::vector<NodeId>> pieces = components(rest);
-    if (pieces.size() > 1 && !fits_row_form(rest)) {
+    if (!fits_row_form(rest)) {
+      // Values that depend on no input (a causal mask built from iotas and
+      // constants) get a stage of their own; the rest may then fit the form.
+      auto [fixed, varying] = split_fixed(rest);
+      if (!fixed.empty() && !varying.empty()) {
+        add_pieces(fixed);
+        add_pieces(varying);
+        return;
+      }
+    }
+    add_pieces(rest);
+  }
+
+  // One Row stage when `nodes` fit the row-kernel form, else one stage per
+  // connected piece.
+  void add_pieces(const std::vector<NodeId>& nodes) {
+    std::vector<std::vector<NodeId>> pieces = components(nodes);
+    if (pieces.size() > 1 && !fits_row_form(nodes)) {
       for (auto& p : pieces) add_run_stage(p);
     } else {
-      add_run_stage(rest);
+      add_run_stage(nodes);
     }
+  }
+
+  // {nodes computed from Constants and Iotas alone, the others}; reshapes and
+  // broadcasts of fixed values that only feed varying ones stay with the
+  // varying nodes, so the fixed stage writes the small value, not its broadcast.
+  std::pair<std::vector<NodeId>, std::vector<NodeId>> split_fixed(const std::vector<NodeId>& nodes) const {
+    std::set<NodeId> mine(nodes.begin(), nodes.end());
+    std::map<NodeId, bool> fixed;
+    for (NodeId i : nodes) {
+      bool f = true;
+      for (NodeId a : g_[i].args) f = f && (cloneable(g_[a]) || (mine.count(a) && fixed[a]));
+      fixed[i] = f;
+    }
+    std::map<NodeId, std::vector<NodeId>> users;
+    for (NodeId i : nodes)
+      for (NodeId a : g_[i].args)
+        if (mine.count(a)) users[a].push_back(i);
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      const NodeId i = *it;
+      if (!fixed[i] || (g_[i].op != Op::Reshape && g_[i].op != Op::Broadcast) || users[i].empty()) continue;
+      if (std::all_of(users[i].begin(), users[i].end(), [&](NodeId u) { return !fixed[u]; })) fixed[i] = false;
+    }
+    std::pair<std::vector<NodeId>, std::vector<NodeId>> out;
+    for (NodeId i : nodes) (fixed[i] ? out.first : out.second).push_back(i);
+    return out;
   }
 
   std::vector<std::vector<NodeId>> components(const std::vector<NodeId>& run) const {

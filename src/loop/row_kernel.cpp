@@ -12,6 +12,7 @@ using namespace axon::ir;
 const char* flat_index(Level l) {
   switch (l) {
     case Level::Row: return "r * cols + c";
+    case Level::RowTile: return "(r % tile_rows) * cols + c";
     case Level::PerRow: return "r";
     case Level::PerCol: return "c";
     default: return "0";
@@ -56,6 +57,7 @@ RowKernel plan_row_kernel(const Graph& g) {
       case Level::Row: return k.rows * k.cols;
       case Level::PerRow: return k.rows;
       case Level::PerCol: return k.cols;
+      case Level::RowTile: return k.tile_rows * k.cols;
       default: return 1;
     }
   };
@@ -83,7 +85,7 @@ RowKernel plan_row_kernel(const Graph& g) {
     const Node& nd = g[i];
     const std::string at = "%" + std::to_string(i) + " (" + std::string(op_name(nd.op)) + ")";
     const bool is_out = std::find(g.outputs.begin(), g.outputs.end(), i) != g.outputs.end();
-    if (nd.type.dtype != DType::F32 && (nd.type.dtype != DType::Bool || is_out || nd.op == Op::Param))
+    if (nd.type.dtype != DType::F32 && (nd.type.dtype != DType::Bool || is_out))
       return fail(k, at + " is not f32");
     if (demand[i].empty()) return fail(k, at + " is live but unused");
     if (nd.op == Op::Param || nd.op == Op::Constant) {
@@ -103,7 +105,7 @@ RowKernel plan_row_kernel(const Graph& g) {
     }
     if (is_elementwise(nd.op)) {
       for (NodeId a : nd.args) need(a, l);
-      if (nd.op != Op::Param) k.ops_per_element += (l == Level::Row || l == Level::PerCol) ? 1 : 0;
+      if (nd.op != Op::Param) k.ops_per_element += (l == Level::Row || l == Level::PerCol || l == Level::RowTile) ? 1 : 0;
     } else if (is_reduction(nd.op)) {
       const Type& in = g[nd.args[0]].type;
       if (l != Level::PerRow) return fail(k, at + ": only reductions to one value per row are fused");
@@ -121,16 +123,27 @@ RowKernel plan_row_kernel(const Graph& g) {
         need(nd.args[0], l);  // stretches nothing
       } else if (in.numel() == 1) {
         need(nd.args[0], Level::Uniform);
-      } else if (l == Level::Row && out.back() == k.cols) {
+      } else if ((l == Level::Row || l == Level::RowTile) && out.back() == k.cols && in.rank() == nd.type.rank()) {
         const int r = in.rank();
         bool per_row = in.shape.back() == 1, per_col = in.shape.back() == k.cols;
         for (int a = 0; a + 1 < r; ++a) {
           per_row = per_row && in.shape[a] == out[a];
           per_col = per_col && in.shape[a] == 1;
         }
-        if (per_row) need(nd.args[0], Level::PerRow);
+        // Leading unit axes stretched, the trailing ones kept: rows repeat.
+        int lead = 0;
+        while (lead < r && in.shape[lead] == 1 && out[lead] != 1) ++lead;
+        bool tile = lead > 0 && in.shape.back() == k.cols;
+        for (int a = lead; a < r; ++a) tile = tile && in.shape[a] == out[a];
+        const int64_t period = in.numel() / k.cols;
+        if (per_row && l == Level::Row) need(nd.args[0], Level::PerRow);
         else if (per_col) need(nd.args[0], Level::PerCol);
-        else return fail(k, at + ": broadcasts along a middle axis");
+        else if (tile && l == Level::Row && (k.tile_rows == 0 || k.tile_rows == period) && k.rows % period == 0) {
+          k.tile_rows = period;
+          need(nd.args[0], Level::RowTile);
+        } else {
+          return fail(k, at + ": broadcasts along a middle axis");
+        }
       } else {
         return fail(k, at + ": a broadcast outside the row-kernel form");
       }
@@ -141,7 +154,7 @@ RowKernel plan_row_kernel(const Graph& g) {
   std::reverse(k.reductions.begin(), k.reductions.end());
   for (NodeId i = 0; i < n; ++i)
     if (k.live[i] && (g[i].op == Op::Param || std::find(g.outputs.begin(), g.outputs.end(), i) != g.outputs.end()))
-      k.min_bytes += g[i].type.numel() * 4;
+      k.min_bytes += g[i].type.numel() * dtype_bytes(g[i].type.dtype);
   k.ok = true;
   return k;
 }

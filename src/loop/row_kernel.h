@@ -14,7 +14,8 @@
 /// Requires: a verified graph. Ensures: when ok, every live node has exactly
 /// one Level (Params and Constants may be read at several), element (r, c)
 /// of a node at Level L is at flat index flat_index(L) of its buffer, and
-/// every dtype is f32 (bool only for intermediates). When not ok, `why` says
+/// every dtype is f32 (bool for intermediates and parameters: a bool
+/// parameter is read as 1.0f / 0.0f, the truth values of the emitters). When not ok, `why` says
 /// what is outside the row-kernel form (docs/loop_ir.md) and the caller
 /// falls back to one loop nest per node.
 #pragma once
@@ -30,15 +31,19 @@ namespace axon::loop {
 /// How a value varies over the (row r, column c) iteration space; also
 /// where it lives: Uniform and PerRow in scalar registers, Row and PerCol in
 /// vector registers inside a pass.
-enum class Level { None, Uniform, PerRow, PerCol, Row };
+/// RowTile: a value whose rows repeat with period tile_rows (a [1, R, C]
+/// buffer broadcast to [B, R, C]); a vector like Row.
+enum class Level { None, Uniform, PerRow, PerCol, Row, RowTile };
 
-/// "r * cols + c", "r", "c" or "0": the flat element of a buffer at Level l.
+/// "r * cols + c", "(r % tile_rows) * cols + c", "r", "c" or "0": the flat
+/// element of a buffer at Level l.
 const char* flat_index(Level l);
 
 struct RowKernel {
   bool ok = false;
   std::string why;     // when !ok
   int64_t rows = 0, cols = 0;
+  int64_t tile_rows = 0;  // the period of RowTile values (0: none)
   std::vector<bool> live;              // per node
   std::vector<Level> level;            // per node (None: not live, or a Param read at param_levels)
   std::vector<std::vector<Level>> param_levels;  // per node: the Levels a Param/Constant is read at

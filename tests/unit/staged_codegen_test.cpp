@@ -85,6 +85,7 @@ TEST(staged_codegen, workloadsGetTheExpectedStages) {
                  Want{"m1_rmsnorm_matmul", "row contraction"}, Want{"m2_matmul_bias_gelu", "contraction row"},
                  Want{"m4_lora", "contraction contraction contraction row"},
                  Want{"m5_attention", "contraction row contraction"},
+                 Want{"m6_causal_attention", "contraction naive row contraction"},
                  Want{"m11_softmax_matmul", "row contraction"}, Want{"s2_softmax", "row"},
                  Want{"s8_transpose", "copy"}}) {
     EXPECT_EQ(kinds(loop::partition_graph(load_workload(x.w))), x.stages) << x.w;
@@ -185,6 +186,33 @@ TEST(staged_codegen, layoutCopiesWithRandomSchedules) {
   ir::Graph g = load_workload("s8_transpose");
   for (const auto& t : targets())
     expect_correct(g, schedule::default_schedule(schedule::schedule_space(g, t)), t, "s8 at " + std::to_string(t.isa.vector_bits()));
+}
+
+// Rows that repeat (a [R, C] value broadcast over a leading batch axis), bool
+// parameters, and a causal mask computed by a stage of its own.
+TEST(staged_codegen, repeatedRowsBoolInputsAndMasks) {
+  const char* specs[] = {
+      "def f(x: \"f32[4, 5, 19]\", b: \"f32[5, 19]\"):\n    return x * b + np.tanh(x)\n",
+      "def f(x: \"f32[3, 7, 33]\", m: \"bool[3, 7, 33]\", k: \"bool[7, 33]\"):\n"
+      "    return np.where(m, x, 0.0) + np.where(k, 1.0, x), np.sum(np.where(k, x, 2.0), axis=-1)\n",
+      "def f(s: \"f32[3, 5, 19]\"):\n    mask = np.triu(np.ones((5, 19), dtype=bool), k=1)\n"
+      "    s = np.where(mask, -np.inf, s)\n    m = np.max(s, axis=-1, keepdims=True)\n    e = np.exp(s - m)\n"
+      "    return e / np.sum(e, axis=-1, keepdims=True)\n",
+  };
+  std::mt19937 rng(13);
+  for (const char* body : specs) {
+    std::string src = std::string("import numpy as np\n\n") + body;
+    ir::Graph g = parse(src);
+    EXPECT_NE(kinds(loop::partition_graph(g)).find("row"), std::string::npos) << src << kinds(loop::partition_graph(g));
+    for (const auto& t : targets()) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      for (int rep = 0; rep < 2; ++rep) {
+        schedule::Schedule s = rep == 0 ? schedule::default_schedule(sp) : random_legal(g, sp, t, rng);
+        expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
+      }
+    }
+  }
+  EXPECT_EQ(kinds(loop::partition_graph(parse(std::string("import numpy as np\n\n") + specs[2]))), "naive row");
 }
 
 TEST(staged_codegen, gemmKnobsAreCheckedPerStage) {

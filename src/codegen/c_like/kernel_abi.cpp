@@ -30,8 +30,9 @@ const std::set<std::string>& taken_names() {
       "INT32_MAX", "INT64_MIN", "INT64_MAX", "memcpy", "exp", "expf", "log", "logf", "sqrt", "sqrtf",
       "tanh", "tanhf", "sin", "sinf", "cos", "cosf", "floor", "floorf", "fabs", "fabsf", "pow", "powf",
       "isnan", "nextafter", "nearbyint",
-      // locals of generated code
-      "i", "acc", "x"};
+      // locals of generated code (the row kernel's r, c, m, cols, ...)
+      "i", "acc", "x", "r", "c", "m", "w", "cols", "lanes", "acc_s", "tile_rows", "src", "dst", "in", "out",
+      "in_off", "out_off", "idx", "rem", "ib", "jb", "ie", "je", "ii", "j", "nt"};
   return names;
 }
 

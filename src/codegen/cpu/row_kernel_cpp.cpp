@@ -47,6 +47,17 @@ std::string load(Flavor f, const std::string& p) {
   }
 }
 
+// A bool buffer read as the truth values 1.0f / 0.0f.
+std::string load_bool(Flavor f, const std::string& p) {
+  const std::string bytes = "reinterpret_cast<const __m128i*>(" + p + ")";
+  switch (f) {
+    case Flavor::V512: return "_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(" + bytes + ")))";
+    case Flavor::V512Masked: return "_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, " + p + ")))";
+    case Flavor::V256: return "_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(" + bytes + ")))";
+    default: return "static_cast<float>((" + p + ")[0])";
+  }
+}
+
 std::string float_literal(double v) {
   float f = static_cast<float>(v);
   if (std::isnan(f)) return "NAN";
@@ -197,6 +208,7 @@ class Emitter {
     std::ostringstream b;
     b << "  const int64_t cols = " << k_.cols << ";\n";
     b << "  (void)cols;\n";
+    if (k_.tile_rows > 0) b << "  const int64_t tile_rows = " << k_.tile_rows << ";  // rows of the broadcast [1, R, C] inputs\n";
     for (size_t i = 0; i < g_.params.size(); ++i) b << "  (void)" << abi_.param_names[i] << ";\n";
     // Values that are the same everywhere, once per call.
     for (NodeId i = 0; i < g_.size(); ++i)
@@ -249,9 +261,14 @@ class Emitter {
       const Type& t = g_[a].type;
       if (t.numel() == nd.type.numel()) return l;
       if (t.numel() == 1) return Level::Uniform;
-      bool per_row = t.shape.back() == 1;
-      for (int x = 0; x + 1 < t.rank(); ++x) per_row = per_row && t.shape[x] == nd.type.shape[x];
-      return per_row ? Level::PerRow : Level::PerCol;
+      bool per_row = t.shape.back() == 1, per_col = t.shape.back() == k_.cols;
+      for (int x = 0; x + 1 < t.rank(); ++x) {
+        per_row = per_row && t.shape[x] == nd.type.shape[x];
+        per_col = per_col && t.shape[x] == 1;
+      }
+      if (per_row) return Level::PerRow;
+      if (per_col) return Level::PerCol;
+      return Level::RowTile;  // plan_row_kernel admits no other broadcast
     }
     return l;
   }
@@ -267,8 +284,18 @@ class Emitter {
     if (nd.op == Op::Constant) return make_scalar(nd.attrs.value, like);
     if (nd.op == Op::Param) {
       const std::string p = param_ptr(id);
+      if (nd.type.dtype == DType::Bool) {
+        switch (l) {
+          case Level::Row: return mk(like, load_bool(f, p + " + r * cols + c"));
+          case Level::RowTile: return mk(like, load_bool(f, p + " + (r % tile_rows) * cols + c"));
+          case Level::PerCol: return mk(like, load_bool(f, p + " + c"));
+          case Level::PerRow: return mk(like, splat(f, "static_cast<float>(" + p + "[r])"));
+          default: return mk(like, splat(f, "static_cast<float>(" + p + "[0])"));
+        }
+      }
       switch (l) {
         case Level::Row: return mk(like, load(f, p + " + r * cols + c"));
+        case Level::RowTile: return mk(like, load(f, p + " + (r % tile_rows) * cols + c"));
         case Level::PerCol: return mk(like, load(f, p + " + c"));
         case Level::PerRow: return mk(like, splat(f, p + "[r]"));
         default: return mk(like, splat(f, p + "[0]"));
@@ -291,7 +318,7 @@ class Emitter {
                 const std::string& in) {
     NodeId a = g_[consumer].args[idx];
     Level l = edge_level(consumer, idx);
-    const bool vector_level = l == Level::Row || l == Level::PerCol;
+    const bool vector_level = l == Level::Row || l == Level::PerCol || l == Level::RowTile;
     if (g_[a].op == Op::Param || g_[a].op == Op::Constant || !vector_level) return leaf_or_scalar(a, l, f);
     return bound(a, f, memo, body, in);
   }
