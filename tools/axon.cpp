@@ -12,14 +12,17 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "codegen/c_like/naive_cpp.h"
 #include "frontend/spec.h"
 #include "gate/gate.h"
 #include "gate/report.h"
 #include "ir/printer.h"
 #include "optimize/optimize.h"
+#include "propose/proposer.h"
 #include "rewrite/explain.h"
 #include "runtime/compile_shared.h"
 #include "runtime/loaded_kernel.h"
@@ -267,6 +270,9 @@ struct OptimizeFlags {
   std::string out_dir, db, target_file;
   axon::optimize::OptimizeOptions defaults;
   bool no_db = false, resume = false;
+  std::string proposer;  // --proposer CMD (docs/proposers.md)
+  int proposer_rounds = 3;
+  double proposer_timeout_s = 300;
 };
 
 std::atomic<bool> optimize_interrupted{false};
@@ -306,11 +312,32 @@ int cmd_optimize(const Common& c, const OptimizeFlags& f) {
   if (tty) std::fprintf(stderr, "\n");
   r.report["spec"] = c.spec;
   r.report["entry"] = spec.graph.entry;
+  // An outside proposer after the search: every proposal through the gate,
+  // the kernel replaced only by a verified, faster one.
+  if (!f.proposer.empty() && !optimize_interrupted.load()) {
+    std::ifstream spec_in(c.spec, std::ios::binary);
+    std::string spec_text((std::istreambuf_iterator<char>(spec_in)), std::istreambuf_iterator<char>());
+    axon::propose::ProposerOptions po;
+    po.command = f.proposer;
+    po.rounds = f.proposer_rounds;
+    po.round_timeout_s = f.proposer_timeout_s;
+    po.on_message = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    po.interrupt = &optimize_interrupted;
+    previous = std::signal(SIGINT, on_optimize_sigint);
+    axon::propose::ProposerResult pr = axon::propose::run_proposer(spec.graph, spec_text, r, o.target, po);
+    std::signal(SIGINT, previous);
+    axon::propose::apply_to_report(r.report, po, pr);
+    if (pr.improved && pr.best_gate_ms) {
+      r.kernel = pr.kernel;
+      r.axon_ms = *pr.best_gate_ms;
+      if (pr.naive_gate_ms) r.naive_ms = *pr.naive_gate_ms;  // one timing path for both
+    }
+  }
   fs::path dir(f.out_dir);
   write_file(dir / "kernel.cpp", r.kernel.source);
   write_file(dir / "kernel.h", r.kernel.header);
   write_file(dir / "report.json", r.report.dump(2) + "\n");
-  write_file(dir / "report.md", axon::optimize::report_markdown(r.report));
+  write_file(dir / "report.md", axon::optimize::report_markdown(r.report) + axon::propose::proposer_markdown(r.report));
   if (c.json) {
     std::cout << r.report.dump(2) << "\n";
   } else {
@@ -318,6 +345,50 @@ int cmd_optimize(const Common& c, const OptimizeFlags& f) {
                 spec.graph.entry.c_str(), r.axon_ms, r.naive_ms, r.axon_ms > 0 ? r.naive_ms / r.axon_ms : 0.0,
                 r.stop_reason.c_str(), f.out_dir.c_str());
   }
+  return 0;
+}
+
+struct BenchFlags {
+  std::vector<std::string> specs;
+  std::string peers;  // comma list; empty: the default four
+  axon::bench::BenchOptions opts;
+  bool no_db = false;
+};
+
+std::atomic<bool> bench_interrupted{false};
+
+// The first Ctrl-C stops the bench after the current step and writes what
+// is finished; the second one kills the process as usual.
+extern "C" void on_bench_sigint(int) {
+  bench_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
+
+// `axon bench`: axon, the naive kernel and the peers side by side, against
+// the roofline probed in the same run (docs/bench.md).
+int cmd_bench(BenchFlags f, int argc, char** argv) {
+  axon::bench::BenchOptions& o = f.opts;
+  o.specs = f.specs.empty() ? axon::bench::default_specs() : f.specs;
+  if (o.specs.empty())
+    throw axon::Diagnostic(axon::SourceLoc{"bench", 0, 0}, "no workloads given and no bench/workloads/*.py found");
+  for (const std::string& s : o.specs)
+    if (!fs::is_regular_file(s)) throw axon::Diagnostic(axon::SourceLoc{s, 0, 0}, "cannot read the workload " + s);
+  if (!f.peers.empty()) {
+    o.peers.clear();
+    std::stringstream list(f.peers);
+    for (std::string p; std::getline(list, p, ',');)
+      if (!p.empty() && p != "none") o.peers.push_back(p);
+  }
+  o.use_db = !f.no_db;
+  if (const char* py = std::getenv("PYTHON"); py && *py) o.python = py;
+  for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + shell_word(argv[i]);
+  o.interrupt = &bench_interrupted;
+  o.on_line = [](const std::string& line) { std::fprintf(stderr, "bench: %s\n", line.c_str()); };
+  auto previous = std::signal(SIGINT, on_bench_sigint);
+  json b = axon::bench::run_bench(o);
+  std::signal(SIGINT, previous);
+  std::printf("wrote %s/bench.md, bench.csv, bench.json%s (%zu of %zu workloads)\n", o.out_dir.c_str(),
+              b["plot"].value("status", "") == "ok" ? ", bench.png" : "", b["workloads"].size(), o.specs.size());
   return 0;
 }
 
@@ -365,7 +436,11 @@ int main(int argc, char** argv) {
   optimize->add_option("--db", of.db, "tuning database file (default: $AXON_DB or ~/.cache/axon/tuning.sqlite)");
   optimize->add_flag("--no-db", of.no_db, "neither read nor write the tuning database");
   optimize->add_flag("--resume", of.resume, "continue the stored search instead of answering from it");
+  optimize->add_flag("!--no-rewrites", of.defaults.rewrites, "search only the original graph, not its proved rewrites");
   optimize->add_option("--target", of.target_file, "a JSON file whose fields override the detected target");
+  optimize->add_option("--proposer", of.proposer, "after the search, ask this command for kernels (docs/proposers.md)");
+  optimize->add_option("--proposer-rounds", of.proposer_rounds, "requests sent to the proposer (default 3)");
+  optimize->add_option("--proposer-timeout", of.proposer_timeout_s, "seconds the proposer may take per round (default 300)");
 
   TargetFlags tf;
   auto* target = app.add_subcommand("target", "print the hardware description (detected, probed, overridden)");
@@ -373,6 +448,17 @@ int main(int argc, char** argv) {
   target->add_flag("--json", tf.json, "print the description as JSON (the override file's format)");
   target->add_option("--target", tf.file, "a JSON file whose fields override the detected ones");
   target->add_flag("--avx2", tf.avx2, "describe the machine restricted to AVX2 + FMA");
+
+  BenchFlags bf;
+  auto* bench = app.add_subcommand("bench", "optimize workloads, then time axon, naive and the peers against the roofline");
+  bench->add_option("specs", bf.specs, "workload spec files (default: bench/workloads/*.py)");
+  bench->add_option("-o,--out", bf.opts.out_dir, "output directory (bench.md, bench.csv, bench.json, bench.png)");
+  bench->add_option("--budget", bf.opts.budget_s, "seconds optimize may search per workload");
+  bench->add_option("--peers", bf.peers, "comma list of peers (default numpy,torch,torch.compile,jax; none: no peers)");
+  bench->add_option("--db", bf.opts.db_path, "tuning database file (default: $AXON_DB or ~/.cache/axon/tuning.sqlite)");
+  bench->add_flag("--no-db", bf.no_db, "neither read nor write the tuning database");
+  bench->add_option("--min-seconds", bf.opts.min_seconds, "timed seconds per kernel and per peer, at least");
+  bench->add_option("--target", bf.opts.target_file, "a JSON file whose fields override the detected target");
 
   try {
     app.parse(argc, argv);
@@ -387,6 +473,7 @@ int main(int argc, char** argv) {
     if (*check) return cmd_check(common);
     if (*explain) return cmd_explain(common);
     if (*optimize) return cmd_optimize(common, of);
+    if (*bench) return cmd_bench(bf, argc, argv);
     if (*compile) return cmd_compile(common, out_dir);
     if (*run) return cmd_run(common, seed, dump_dir, no_time);
     if (*verify) {

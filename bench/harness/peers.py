@@ -7,7 +7,8 @@ when it has them, the float64 reference and the error budget per element:
 
     peers.py --spec W.py [--entry NAME] [-D M=1024 ...] --inputs in0.npy in1.npy ...
              [--reference ref0.npy ...] [--bound bound0.npy ...]
-             [--peers numpy,torch,torch.compile,jax] [--min-seconds 0.2] [--out result.json]
+             [--peers numpy,torch,torch.compile,jax] [--min-seconds 0.2] [--rotate-bytes N]
+             [--out result.json]
 
 Every peer runs the same spec file, unchanged: numpy as it is; torch and jax
 by executing the file with `import numpy` answered by a small shim that maps
@@ -15,16 +16,25 @@ the numpy calls the workloads use onto torch / jax.numpy (see TorchNumpy and
 jax_numpy below). Before a peer is timed, its output is compared with
 numpy's: within 2x the error budget (both are within one budget of the exact
 value when correct) or, without a budget, within rtol 1e-3 of numpy's scale.
-A peer that is not importable is "not installed"; one that raises, or
-returns something else, is "failed: reason" or "wrong result: ...". Nothing
-is dropped. Timing: warm-up calls (which include torch.compile's and jit's
+A peer that is not importable (or is named in $AXON_PEERS_HIDE, a comma
+list, which tests use to simulate a missing install) is "not installed"; a
+name outside the known four is "unknown peer"; one that raises, or returns
+something else, is "failed: reason" or "wrong result: ...". Nothing is
+dropped. Timing: warm-up calls (which include torch.compile's and jit's
 compilation, reported as compile_s), then repetitions until at least 5 and
 --min-seconds, median, min and max in milliseconds.
+
+Cold inputs (--rotate-bytes N, what `axon bench` passes: twice the
+last-level cache): each peer gets the fewest copies of its input arrays (at
+least 2) whose bytes, plus one set of outputs per copy, reach N, and the
+timed calls cycle through them, so that no call finds its inputs in cache
+from the call before, as axon's own kernels are timed. Outputs are whatever
+the peer allocates per call (a fresh array, as a user of it would get).
 
 Writes one JSON object (stdout, or --out):
     {"entry": ..., "numpy_output_dtypes": [...], "peers": {NAME: {"status": "ok" |
      "not installed" | "failed: ..." | "wrong result: ...", "median_ms", "min_ms",
-     "max_ms", "reps", "compile_s", "max_error_over_budget", "max_diff_vs_numpy"}}}
+     "max_ms", "reps", "copies", "compile_s", "max_error_over_budget", "max_diff_vs_numpy"}}}
 """
 import argparse
 import builtins
@@ -252,36 +262,70 @@ def first_line(e):
     return text[0][:200] if text else type(e).__name__
 
 
-def make_runner(peer, spec, entry, inputs, dtypes):
-    """A zero-argument callable computing the outputs as numpy arrays (and one for timing)."""
+class Rotation:
+    """Cycles through `copies` argument sets: next() is the set for the next call."""
+
+    def __init__(self, make_args, copies):
+        self.sets = [make_args() for _ in range(max(1, copies))]
+        self.i = 0
+
+    def next(self):
+        args = self.sets[self.i % len(self.sets)]
+        self.i += 1
+        return args
+
+
+def make_runner(peer, spec, entry, inputs, dtypes, copies=1):
+    """Two zero-argument callables: the outputs as numpy arrays (on the first
+    argument set), and the timed call (cycling through `copies` argument sets)."""
     if peer == "numpy":
         fn = load_entry(spec, entry, np)
-        args = [a.astype(d) for a, d in zip(inputs, dtypes)]
-        call = lambda: fn(*args)  # noqa: E731
-        return (lambda: [np.asarray(o) for o in as_list(call())]), call
+        rot = Rotation(lambda: [np.array(a, dtype=d, copy=True) for a, d in zip(inputs, dtypes)], copies)
+        first = rot.sets[0]
+        call = lambda: fn(*rot.next())  # noqa: E731
+        return (lambda: [np.asarray(o) for o in as_list(fn(*first))]), call
     if peer in ("torch", "torch.compile"):
         import torch
         fn = load_entry(spec, entry, TorchNumpy(torch))
         if peer == "torch.compile":
             fn = torch.compile(fn)
-        args = [torch.from_numpy(np.ascontiguousarray(a.astype(d))) for a, d in zip(inputs, dtypes)]
+        rot = Rotation(lambda: [torch.from_numpy(np.array(a, dtype=d, copy=True)) for a, d in zip(inputs, dtypes)],
+                       copies)
+        first = rot.sets[0]
 
-        def call():
+        def run(args):
             with torch.no_grad():
                 return fn(*args)
-        return (lambda: [o.detach().cpu().numpy() for o in as_list(call())]), call
+        return (lambda: [o.detach().cpu().numpy() for o in as_list(run(first))]), (lambda: run(rot.next()))
     if peer == "jax":
         import jax
         import jax.numpy as jnp
         jax.config.update("jax_platforms", "cpu")
         fn = jax.jit(load_entry(spec, entry, jax_numpy(jnp)))
-        args = [jax.device_put(a.astype(d)) for a, d in zip(inputs, dtypes)]
-        call = lambda: jax.block_until_ready(fn(*args))  # noqa: E731
-        return (lambda: [np.asarray(o) for o in as_list(call())]), call
+        rot = Rotation(lambda: [jax.device_put(np.array(a, dtype=d, copy=True)) for a, d in zip(inputs, dtypes)],
+                       copies)
+        first = rot.sets[0]
+        call = lambda: jax.block_until_ready(fn(*rot.next()))  # noqa: E731
+        return (lambda: [np.asarray(o) for o in as_list(jax.block_until_ready(fn(*first)))]), call
     raise SystemExit(f"peers.py: unknown peer {peer!r} (known: {', '.join(ALL_PEERS)})")
 
 
+MAX_COPIES = 4096
+
+
+def copies_for(rotate_bytes, inputs, dtypes, outputs):
+    """The fewest argument sets (at least 2) whose inputs plus one output set each reach rotate_bytes."""
+    if rotate_bytes <= 0:
+        return 1
+    per_set = sum(a.size * np.dtype(d).itemsize for a, d in zip(inputs, dtypes))
+    per_set += sum(np.asarray(o).nbytes for o in outputs or [])
+    return int(min(MAX_COPIES, max(2, math.ceil(rotate_bytes / max(per_set, 1)))))
+
+
 def is_installed(peer):
+    hidden = [p.strip() for p in os.environ.get("AXON_PEERS_HIDE", "").split(",") if p.strip()]
+    if peer in hidden or (peer == "torch.compile" and "torch" in hidden):
+        return False, ""
     module = {"numpy": "numpy", "torch": "torch", "torch.compile": "torch", "jax": "jax"}.get(peer, peer)
     try:
         __import__(module)
@@ -302,6 +346,8 @@ def main():
     ap.add_argument("--bound", nargs="*", default=[])
     ap.add_argument("--peers", default=",".join(ALL_PEERS))
     ap.add_argument("--min-seconds", type=float, default=0.2)
+    ap.add_argument("--rotate-bytes", type=float, default=0,
+                    help="cold inputs: rotate argument copies whose bytes reach this (0: one set)")
     ap.add_argument("--out")
     args = ap.parse_args()
 
@@ -313,25 +359,31 @@ def main():
     if len(dtypes) != len(inputs):
         raise SystemExit(f"peers.py: {args.spec}: the entry takes {len(dtypes)} parameters, got {len(inputs)} inputs")
 
-    result = {"spec": args.spec, "entry": entry_fn.__name__, "defines": args.define, "peers": {}}
+    result = {"spec": args.spec, "entry": entry_fn.__name__, "defines": args.define,
+              "rotate_bytes": args.rotate_bytes, "peers": {}}
     numpy_out = None
     peers = [p for p in args.peers.split(",") if p]
-    if "numpy" not in peers:
-        peers = ["numpy"] + peers  # the others are checked against it
-        untimed_numpy = True
-    else:
-        untimed_numpy = False
+    # numpy runs first: the others are checked against it (untimed when not asked for).
+    untimed_numpy = "numpy" not in peers
+    peers = ["numpy"] + [p for p in peers if p != "numpy"]
     for peer in peers:
         row = {}
         installed, broken = is_installed(peer)
-        if not installed:
+        if peer not in ALL_PEERS:
+            row["status"] = f"unknown peer (known: {', '.join(ALL_PEERS)})"
+        elif not installed:
             row["status"] = "not installed"
         elif broken:
             row["status"] = "failed: " + broken
         else:
             try:
-                outputs, call = make_runner(peer, args.spec, args.entry, inputs, dtypes)
+                # numpy's outputs size the rotation, so numpy itself first runs on one set.
+                copies = copies_for(args.rotate_bytes, inputs, dtypes, numpy_out) if peer != "numpy" else 1
+                outputs, call = make_runner(peer, args.spec, args.entry, inputs, dtypes, copies)
                 got = outputs()
+                if peer == "numpy" and not untimed_numpy and args.rotate_bytes > 0:
+                    copies = copies_for(args.rotate_bytes, inputs, dtypes, got)
+                    outputs, call = make_runner(peer, args.spec, args.entry, inputs, dtypes, copies)
                 if peer == "numpy":
                     numpy_out = got
                     result["numpy_output_dtypes"] = [str(o.dtype) for o in got]
@@ -347,6 +399,7 @@ def main():
                     row["status"] = "ok (not timed)"
                 else:
                     row.update(time_call(call, min_seconds=args.min_seconds))
+                    row["copies"] = copies
                     row["status"] = "ok"
             except SystemExit:
                 raise

@@ -1,16 +1,22 @@
-// optimize: wires the autotuner (search/) to the CPU code generator, the
-// measurement harness (runtime/measure) and the tuning database (tuning/).
+// optimize: wires the rewrite exploration (rewrite/), the autotuner
+// (search/), the CPU code generator, the measurement harness
+// (runtime/measure) and the tuning database (tuning/).
 // The contract is in optimize.h; the report format in docs/optimize.md.
 #include "optimize/optimize.h"
 
+#include <algorithm>
 #include <chrono>
-#include <map>
+#include <cmath>
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <random>
 #include <sstream>
 
 #include "analysis/cost.h"
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/emit_cpu.h"
+#include "rewrite/rewrite.h"
 #include "runtime/compile_shared.h"
 #include "runtime/measure.h"
 #include "search/autotune.h"
@@ -22,10 +28,14 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string graph_key(const ir::Graph& g) {
+std::string hex16(uint64_t h) {
   char hash[32];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(g.structural_hash()));
-  std::string k = std::string(hash) + " " + g.entry + "(";
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(h));
+  return hash;
+}
+
+std::string graph_key(const ir::Graph& g) {
+  std::string k = hex16(g.structural_hash()) + " " + g.entry + "(";
   for (size_t i = 0; i < g.params.size(); ++i) {
     if (i) k += ",";
     k += ir::type_str(g.params[i].type);
@@ -53,17 +63,227 @@ json roofline_json(const ir::Graph& g, const target::Target& t, double axon_ms) 
 // Largest graph (in FLOPs) whose stored winner is re-checked on a database answer.
 constexpr double kRecheckFlops = 5e8;
 
+// Empty when `v` has the C ABI of `g` (entry, parameter names and types,
+// output types): a kernel of `v` can then be called, and checked, as one of `g`.
+std::string abi_mismatch(const ir::Graph& g, const ir::Graph& v) {
+  if (v.entry != g.entry) return "entry " + v.entry + " is not " + g.entry;
+  if (v.params.size() != g.params.size()) return "a different number of parameters";
+  for (size_t i = 0; i < g.params.size(); ++i)
+    if (v.params[i].name != g.params[i].name || !(v.params[i].type == g.params[i].type))
+      return "parameter " + std::to_string(i) + " differs";
+  if (v.outputs.size() != g.outputs.size()) return "a different number of outputs";
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    if (!(v[v.outputs[i]].type == g[g.outputs[i]].type)) return "output " + std::to_string(i) + " has another type";
+  return "";
+}
+
+json cost_json(const rewrite::Cost& c) { return {{"flops", c.flops}, {"bytes", c.bytes}}; }
+
+json move_json(const rewrite::Move& m) {
+  return {{"kind", m.kind},       {"detail", m.detail},         {"site", m.site},
+          {"variant", m.variant}, {"split_size", m.split_size}, {"tile", m.tile},
+          {"rule_lhs", m.rule_lhs}, {"rule_rhs", m.rule_rhs}};
+}
+
+rewrite::Move move_from_json(const json& j) {
+  rewrite::Move m;
+  m.kind = j.at("kind").get<std::string>();
+  m.detail = j.value("detail", std::string());
+  m.site = j.at("site").get<std::vector<ir::NodeId>>();
+  m.variant = j.value("variant", 0);
+  m.split_size = j.value("split_size", int64_t{0});
+  m.tile = j.value("tile", int64_t{0});
+  m.rule_lhs = j.value("rule_lhs", std::string());
+  m.rule_rhs = j.value("rule_rhs", std::string());
+  return m;
+}
+
+// The rule's name: the move's kind, and for a library rule its name in the library.
+std::string rule_name(const rewrite::Move& m) {
+  if (m.kind != "library-rule") return m.kind;
+  size_t colon = m.detail.find(':');
+  return colon == std::string::npos ? m.kind : m.kind + ":" + m.detail.substr(0, colon);
+}
+
+// Replays `moves` from compact(g), as explore() found them; nullopt when a
+// step no longer applies.
+std::optional<ir::Graph> replay(const ir::Graph& g, const std::vector<rewrite::Move>& moves,
+                                std::vector<rewrite::Cost>* costs = nullptr) {
+  ir::Graph cur = ir::compact(g);
+  if (costs) costs->push_back(rewrite::cost(cur));
+  for (const rewrite::Move& m : moves) {
+    std::optional<ir::Graph> next = rewrite::apply_move(cur, m);
+    if (!next) return std::nullopt;
+    cur = std::move(*next);
+    if (costs) costs->push_back(rewrite::cost(cur));
+  }
+  return cur;
+}
+
+// One graph whose schedule space is searched: the original or a proved variant.
+struct Variant {
+  ir::Graph graph;
+  std::vector<rewrite::AppliedRewrite> steps;  // empty: the original
+  rewrite::Cost cost;
+  schedule::Space space;
+  double predicted_s = 0;   // best predicted seconds of the sampled legal points; 0: none / empty space
+  std::string why_not;      // why it is not searched ("" when it is)
+  // The search's outcome.
+  bool searched = false;
+  search::SearchResult sr;
+  int prior = 0;
+  double budget_s = 0;
+  int trials = 0;
+};
+
+Variant make_variant(ir::Graph g, std::vector<rewrite::AppliedRewrite> steps, const rewrite::Cost& c,
+                     schedule::Space sp) {
+  Variant v;
+  v.graph = std::move(g);
+  v.steps = std::move(steps);
+  v.cost = c;
+  v.space = std::move(sp);
+  return v;
+}
+
+// The cost model's best guess for `g`: the least predicted time over the
+// default point and a few random points of its space (0 when none is legal).
+double best_predicted(const ir::Graph& g, const schedule::Space& sp, const target::Target& t, uint64_t seed) {
+  if (sp.knobs.empty()) return 0;
+  std::mt19937_64 rng(seed);
+  double best = 0;
+  auto consider = [&](const schedule::Schedule& s) {
+    if (!schedule::why_illegal(g, s, t).empty()) return;
+    double p = schedule::predicted_seconds(g, s, t);
+    if (p > 0 && (best == 0 || p < best)) best = p;
+  };
+  consider(schedule::default_schedule(sp));
+  for (int i = 0; i < 48; ++i) {
+    schedule::Schedule s;
+    for (const auto& k : sp.knobs) s[k.name] = k.values[rng() % k.values.size()];
+    consider(s);
+  }
+  return best;
+}
+
+std::string fmt_ms(double s) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.4g ms", s * 1e3);
+  return b;
+}
+
+// A variant predicted at most this much slower than the original is still
+// searched: the schedule cost model ranks, it does not decide (it often
+// predicts two layouts of the same work alike).
+constexpr double kPredictedSlack = 1.1;
+
+// Picks the variants worth a share of the search (indices into `vs`, the
+// original, vs[0], first). A variant is worth it when the cost model
+// predicts a kernel no slower than kPredictedSlack x the original's, or when the original has no
+// schedule space (only the naive kernel) and the variant has one; with no
+// space on either side, when the variant is cheaper by the rewrite cost
+// model (a cheaper naive kernel). Ranked by predicted time, then by cost.
+std::vector<size_t> choose(std::vector<Variant>& vs, const ir::Graph& g, int most) {
+  std::vector<size_t> ok;
+  const Variant& o = vs[0];
+  for (size_t i = 1; i < vs.size(); ++i) {
+    Variant& v = vs[i];
+    if (std::string why = abi_mismatch(g, v.graph); !why.empty()) {
+      v.why_not = "different signature: " + why;
+      continue;
+    }
+    if (v.predicted_s > 0) {
+      if (o.predicted_s > 0 && v.predicted_s > kPredictedSlack * o.predicted_s)
+      {
+        v.why_not = "predicted ";
+        v.why_not += fmt_ms(v.predicted_s);
+        v.why_not += ", above 1.1 x the original's ";
+        v.why_not += fmt_ms(o.predicted_s);
+      }
+      else
+        ok.push_back(i);
+    } else if (o.predicted_s > 0) {
+      v.why_not = "no legal schedule, and the original has one";
+    } else if (rewrite::cost_score(v.cost) < rewrite::cost_score(o.cost)) {
+      ok.push_back(i);
+    } else {
+      v.why_not = "no schedule space and no cheaper than the original";
+    }
+  }
+  std::stable_sort(ok.begin(), ok.end(), [&](size_t a, size_t b) {
+    const Variant &x = vs[a], &y = vs[b];
+    bool xs = x.predicted_s > 0, ys = y.predicted_s > 0;
+    if (xs != ys) return xs;
+    if (xs && x.predicted_s != y.predicted_s) return x.predicted_s < y.predicted_s;
+    double cx = rewrite::cost_score(x.cost), cy = rewrite::cost_score(y.cost);
+    if (cx != cy) return cx < cy;
+    return x.graph.structural_hash() < y.graph.structural_hash();
+  });
+  for (size_t k = static_cast<size_t>(std::max(0, most)); k < ok.size(); ++k)
+    vs[ok[k]].why_not = "not among the " + std::to_string(most) + " best predicted";
+  if (static_cast<int>(ok.size()) > most) ok.resize(static_cast<size_t>(std::max(0, most)));
+  ok.insert(ok.begin(), 0);
+  return ok;
+}
+
+std::string proof_status(const verify::smt::ProofResult& p) {
+  std::string st = verify::smt::proof_status_name(p.status);
+  for (char& ch : st) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return st;
+}
+
+// The report's "applied" list: each step of `v` with its proof and the cost
+// before and after it (replayed from the original).
+json applied_json(const ir::Graph& g, const Variant& v) {
+  json a = json::array();
+  std::vector<rewrite::Move> moves;
+  for (const auto& s : v.steps) moves.push_back(s.move);
+  std::vector<rewrite::Cost> costs;
+  replay(g, moves, &costs);
+  for (size_t i = 0; i < v.steps.size(); ++i) {
+    const auto& s = v.steps[i];
+    json j = {{"rule", rule_name(s.move)}, {"detail", s.move.detail},
+              {"proof", {{"status", proof_status(s.proof)}, {"solver", "z3"}, {"solver_ms", s.proof.solver_ms},
+                         {"queries", s.proof.queries}, {"over", "every size of the parameters' shape pattern, real inputs"}}},
+              {"move", move_json(s.move)}};
+    if (i + 1 < costs.size()) {
+      j["before"] = cost_json(costs[i]);
+      j["after"] = cost_json(costs[i + 1]);
+    }
+    a.push_back(j);
+  }
+  return a;
+}
+
+json steps_kinds(const Variant& v) {
+  json k = json::array();
+  for (const auto& s : v.steps) k.push_back(rule_name(s.move));
+  return k;
+}
+
 }  // namespace
 
 OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto interrupted = [&] { return opts.interrupt && opts.interrupt->load(); };
   // Before anything (the peak probe included) can load OpenMP.
   runtime::pin_openmp_threads();
   target::Target t = opts.target;
   std::vector<std::string> flags = codegen::cpu_compile_flags(t, true);
   runtime::CompileOptions co;
+  // Candidates of the original graph are stored under `key`; those of a
+  // variant under the key with the variant's hash appended. The report is
+  // stored under `key` when rewrites are on and under a key of its own when
+  // off, so that --no-rewrites never answers with a rewritten kernel.
   tuning::TuningKey key{graph_key(g), t.fingerprint(), runtime::compiler_version(co.cxx)};
+  tuning::TuningKey report_key = key;
+  if (!opts.rewrites) report_key.graph += " no-rewrites";
+  auto variant_key = [&](const ir::Graph& vg, bool original) {
+    tuning::TuningKey k = key;
+    if (!original) k.graph += " rewritten " + hex16(vg.structural_hash());
+    return k;
+  };
   std::unique_ptr<tuning::TuningDb> db;
   if (opts.use_db) db = std::make_unique<tuning::TuningDb>(opts.db_path.empty() ? tuning::default_db_path() : opts.db_path);
 
@@ -72,46 +292,62 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   schedule::Space space = schedule::schedule_space(g, t);
   OptimizeResult res;
 
-  // Answer from the database: emit the winner of the stored report again and
-  // re-check it once on one input (no timing), so that a stale row cannot
-  // hand out a wrong kernel.
+  // Answer from the database: rebuild the winner's graph (the stored rule
+  // sequence replayed on the original), emit the winner of the stored report
+  // again and re-check it once on one input of the ORIGINAL graph (no
+  // timing), so that a stale row cannot hand out a wrong kernel.
   if (db && !opts.resume) {
-    auto stored = db->report(key);
+    auto stored = db->report(report_key);
     if (stored) {
       json report = json::parse(*stored);
-      schedule::Schedule s = schedule::schedule_from_json(report.at("schedule"));
-      bool naive = report.value("variant", "") == "naive";
-      codegen::KernelSource k = naive ? codegen::emit_naive_cpp(g) : codegen::emit_cpu(g, s, t);
-      // The re-check costs one interpreter run; above kRecheckFlops that
-      // alone would break the promise of an answer within a second, so the
-      // row (verified when stored, same target and compiler) is trusted.
-      bool recheck = analysis::graph_cost(g).flops <= kRecheckFlops;
-      bool verified = true;
-      if (recheck) {
-        mo.check_inputs = 1;
-        runtime::Measurer m(g, mo);
-        verified = m.check_only(k).verified;
+      std::optional<ir::Graph> kg = g;
+      if (report.contains("rewrites") && report["rewrites"].contains("winner_steps") &&
+          !report["rewrites"]["winner_steps"].empty()) {
+        std::vector<rewrite::Move> moves;
+        for (const json& m : report["rewrites"]["winner_steps"]) moves.push_back(move_from_json(m));
+        kg = replay(g, moves);
+        if (kg && hex16(kg->structural_hash()) != report["rewrites"].value("winner_hash", std::string())) kg.reset();
+        if (kg && !abi_mismatch(g, *kg).empty()) kg.reset();
       }
-      if (verified) {
-        res.kernel = k;
-        res.schedule = s;
-        res.axon_ms = report["time_ms"].value("axon", 0.0);
-        res.naive_ms = report["time_ms"].value("naive", 0.0);
-        res.from_db = true;
-        res.stop_reason = "database";
-        report["search"]["stop_reason"] = "database";
-        report["search"]["seconds"] = elapsed();
-        report["search"]["database"] = db->path();
-        report["verification"]["rechecked"] = recheck;
-        res.report = report;
-        return res;
+      if (kg) {
+        schedule::Schedule s = schedule::schedule_from_json(report.at("schedule"));
+        bool naive = report.value("variant", "") == "naive";
+        codegen::KernelSource k = naive ? codegen::emit_naive_cpp(g) : codegen::emit_cpu(*kg, s, t);
+        // The re-check costs one interpreter run; above kRecheckFlops that
+        // alone would break the promise of an answer within a second, so the
+        // row (verified when stored, same target and compiler) is trusted.
+        bool recheck = analysis::graph_cost(g).flops <= kRecheckFlops;
+        bool verified = true;
+        if (recheck) {
+          runtime::MeasureOptions once = mo;
+          once.check_inputs = 1;
+          runtime::Measurer m(g, once);
+          verified = m.check_only(k).verified;
+        }
+        if (verified) {
+          res.kernel = k;
+          res.schedule = s;
+          res.axon_ms = report["time_ms"].value("axon", 0.0);
+          res.naive_ms = report["time_ms"].value("naive", 0.0);
+          res.from_db = true;
+          res.stop_reason = "database";
+          report["search"]["stop_reason"] = "database";
+          report["search"]["seconds"] = elapsed();
+          report["search"]["database"] = db->path();
+          report["verification"]["rechecked"] = recheck;
+          res.report = report;
+          return res;
+        }
       }
-      // Fall through to a fresh search when the stored winner fails now.
+      // Fall through to a fresh search when the stored winner fails now (or
+      // its rewrites no longer replay to the same graph).
     }
   }
 
   if (t.peaks.fma_gflops_all <= 0 || t.peaks.stream_gbs_all <= 0) target::measure_peaks(t);
 
+  // The reference, its inputs and error bounds come from the original graph
+  // only: every variant's kernel is judged by what the spec means.
   runtime::Measurer m(g, mo);
   Progress progress;
   auto report_progress = [&] {
@@ -126,82 +362,196 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
     throw InternalError("the naive kernel failed its own check: " + naive.error);
   progress.naive_ms = naive.ms;
   report_progress();
+  const double search_t0 = elapsed();  // the budget counts from here (rewrites included)
 
-  std::vector<search::Trial> prior;
-  if (db && opts.resume)
-    for (const auto& c : db->candidates(key))
-      prior.push_back({schedule::schedule_from_json(json::parse(c.schedule_json)), {c.verified, c.ms}});
+  // Rewrites: the proved variants of the graph, then the ones worth a search.
+  std::vector<Variant> vs;
+  vs.push_back(make_variant(g, {}, rewrite::cost(g), space));
+  vs[0].predicted_s = best_predicted(g, space, t, opts.seed);
+  json rw = {{"enabled", opts.rewrites}, {"explored", 0}, {"proofs", 0}, {"refused", 0}, {"seconds", 0.0},
+             {"stop_reason", opts.rewrites ? "" : "disabled"}, {"searched", json::array()},
+             {"not_searched", json::array()}, {"applied", json::array()}};
+  if (opts.rewrites && !interrupted()) {
+    double explore_t0 = elapsed();
+    rewrite::ExploreOptions eo;
+    // A small share of the budget: at most 5 s, a tenth of it, at least 0.5 s.
+    eo.max_seconds = std::clamp(0.1 * opts.budget_s, 0.5, 5.0);
+    eo.max_variants = 24;
+    eo.k = eo.max_variants;  // every variant: the schedule cost model ranks them below
+    eo.prove.timeout_ms = 1000;
+    eo.prove.budget_ms = static_cast<unsigned>(std::max(500.0, eo.max_seconds * 1000));
+    std::string lib = rewrite::default_library_path();
+    if (!lib.empty()) eo.library = rewrite::load_library(lib);
+    rewrite::ExploreResult ex = rewrite::explore(g, eo);
+    for (rewrite::RewrittenGraph& rg : ex.best) {
+      if (rg.steps.empty()) continue;  // the original (compacted)
+      Variant v = make_variant(std::move(rg.graph), std::move(rg.steps), rg.cost, {});
+      v.space = schedule::schedule_space(v.graph, t);
+      v.predicted_s = best_predicted(v.graph, v.space, t, opts.seed);
+      vs.push_back(std::move(v));
+    }
+    int refused = 0;
+    for (const auto& c : ex.tried) refused += c.proof.status == verify::smt::ProofStatus::Proved ? 0 : 1;
+    rw["explored"] = ex.variants;
+    rw["proofs"] = ex.proofs;
+    rw["refused"] = refused;
+    rw["iterations"] = ex.iterations;
+    rw["stop_reason"] = rewrite::stop_reason_name(ex.stop);
+    rw["seconds"] = elapsed() - explore_t0;
+    rw["library_rules"] = eo.library.size();
+  }
+  std::vector<size_t> chosen = choose(vs, g, opts.rewrites ? opts.rewrite_variants : 0);
 
   double max_err = naive.max_error_over_budget;
-  search::SearchFunctions fns;
-  fns.why_illegal = [&](const schedule::Schedule& s) { return schedule::why_illegal(g, s, t); };
-  fns.predicted_seconds = [&](const schedule::Schedule& s) { return schedule::predicted_seconds(g, s, t); };
   int compiled = 0;
-  // Two schedules that emit the same source are one binary: measured once
-  // (tinygrad's duplicate-binary rule). Keyed by the source text itself.
+  double best_ms = 0;
+  // Two schedules (of any variant) that emit the same source are one binary:
+  // measured once (tinygrad's duplicate-binary rule). Keyed by the source text itself.
   std::map<std::string, runtime::Measurement> by_source;
   by_source[naive_k.source + '\0' + naive_k.header] = naive;
-  fns.evaluate = [&](const std::vector<schedule::Schedule>& batch) {
-    std::vector<std::string> sources(batch.size());
-    std::vector<runtime::Measurement> ms(batch.size());
-    std::vector<codegen::KernelSource> fresh;
-    std::vector<size_t> fresh_of;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      try {
-        codegen::KernelSource k = codegen::emit_cpu(g, batch[i], t);
-        sources[i] = k.source + '\0' + k.header;
-        if (by_source.count(sources[i])) continue;
-        bool dup = false;
-        for (const auto& f : fresh) dup = dup || f.source + '\0' + f.header == sources[i];
-        if (!dup) {
-          fresh.push_back(std::move(k));
-          fresh_of.push_back(i);
+  int trials_used = 0;
+  for (size_t ci = 0; ci < chosen.size(); ++ci) {
+    Variant& v = vs[chosen[ci]];
+    const ir::Graph& vg = v.graph;
+    bool original = chosen[ci] == 0;
+    size_t left_searches = chosen.size() - ci;
+    double left_s = opts.budget_s - (elapsed() - search_t0);
+    if (!original && (interrupted() || left_s <= 0 || (opts.trials > 0 && trials_used >= opts.trials))) {
+      v.why_not = interrupted() ? "interrupted" : left_s <= 0 ? "budget spent" : "trials spent";
+      continue;
+    }
+    tuning::TuningKey vkey = variant_key(vg, original);
+    std::vector<search::Trial> prior;
+    if (db && opts.resume)
+      for (const auto& c : db->candidates(vkey))
+        prior.push_back({schedule::schedule_from_json(json::parse(c.schedule_json)), {c.verified, c.ms}});
+
+    search::SearchFunctions fns;
+    fns.why_illegal = [&](const schedule::Schedule& s) { return schedule::why_illegal(vg, s, t); };
+    fns.predicted_seconds = [&](const schedule::Schedule& s) { return schedule::predicted_seconds(vg, s, t); };
+    fns.evaluate = [&](const std::vector<schedule::Schedule>& batch) {
+      std::vector<std::string> sources(batch.size());
+      std::vector<runtime::Measurement> ms(batch.size());
+      std::vector<codegen::KernelSource> fresh;
+      std::vector<size_t> fresh_of;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        try {
+          codegen::KernelSource k = codegen::emit_cpu(vg, batch[i], t);
+          sources[i] = k.source + '\0' + k.header;
+          if (by_source.count(sources[i])) continue;
+          bool dup = false;
+          for (const auto& f : fresh) dup = dup || f.source + '\0' + f.header == sources[i];
+          if (!dup) {
+            fresh.push_back(std::move(k));
+            fresh_of.push_back(i);
+          }
+        } catch (const std::exception& e) {
+          // A code generator that declines a legal point: not compiled, not timed.
+          ms[i].error = std::string("emit failed: ") + e.what();
         }
-      } catch (const std::exception& e) {
-        // A code generator that declines a legal point: not compiled, not timed.
-        ms[i].error = std::string("emit failed: ") + e.what();
       }
-    }
-    std::vector<runtime::Measurement> measured = m.measure(fresh);
-    for (size_t f = 0; f < fresh.size(); ++f) by_source[sources[fresh_of[f]]] = measured[f];
-    std::vector<search::Evaluation> ev;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (!sources[i].empty()) ms[i] = by_source.at(sources[i]);
-      compiled += ms[i].compiled ? 1 : 0;
-      if (ms[i].verified) max_err = std::max(max_err, ms[i].max_error_over_budget);
-      ev.push_back({ms[i].verified, ms[i].ms});
-      if (db) db->record_candidate(key, {search::schedule_key(batch[i]), ms[i].ms, ms[i].verified});
-    }
-    return ev;
-  };
-  fns.on_trial = [&](const search::Trial& tr, const search::Trial* best) {
-    ++progress.tried;
-    progress.compiled = compiled;
-    progress.verified += tr.eval.ok ? 1 : 0;
-    if (best) progress.best_ms = best->eval.ms;
-    report_progress();
-  };
+      std::vector<runtime::Measurement> measured = m.measure(fresh);  // checked against the original
+      for (size_t f = 0; f < fresh.size(); ++f) by_source[sources[fresh_of[f]]] = measured[f];
+      std::vector<search::Evaluation> ev;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (!sources[i].empty()) ms[i] = by_source.at(sources[i]);
+        compiled += ms[i].compiled ? 1 : 0;
+        if (ms[i].verified) max_err = std::max(max_err, ms[i].max_error_over_budget);
+        ev.push_back({ms[i].verified, ms[i].ms});
+        if (db) db->record_candidate(vkey, {search::schedule_key(batch[i]), ms[i].ms, ms[i].verified});
+      }
+      return ev;
+    };
+    fns.on_trial = [&](const search::Trial& tr, const search::Trial*) {
+      ++progress.tried;
+      progress.compiled = compiled;
+      progress.verified += tr.eval.ok ? 1 : 0;
+      if (tr.eval.ok && (best_ms == 0 || tr.eval.ms < best_ms)) best_ms = tr.eval.ms;
+      if (best_ms > 0) progress.best_ms = best_ms;
+      report_progress();
+    };
 
-  search::SearchOptions so;
-  so.budget_s = opts.budget_s;
-  so.trials = opts.trials;
-  so.seed = opts.seed;
-  so.prior = prior;
-  so.interrupt = opts.interrupt;
-  search::SearchResult sr = search::autotune(space, fns, so);
+    search::SearchOptions so;
+    // An even share of what is left; time a search leaves unused goes to the next.
+    so.budget_s = std::max(0.0, left_s) / static_cast<double>(left_searches);
+    so.trials = opts.trials > 0
+                    ? std::max(1, static_cast<int>((opts.trials - trials_used + left_searches - 1) / left_searches))
+                    : 0;
+    so.seed = opts.seed;
+    so.prior = prior;
+    so.interrupt = opts.interrupt;
+    v.budget_s = so.budget_s;
+    v.trials = so.trials;
+    v.prior = static_cast<int>(prior.size());
+    v.sr = search::autotune(v.space, fns, so);
+    v.searched = true;
+    trials_used += static_cast<int>(v.sr.history.size());
+  }
 
-  bool naive_wins = !sr.found || naive.ms <= sr.best.eval.ms;
+  // The winner over all variants; the naive kernel of the original when nothing beat it.
+  int win = -1;
+  for (size_t i = 0; i < vs.size(); ++i)
+    if (vs[i].searched && vs[i].sr.found && (win < 0 || vs[i].sr.best.eval.ms < vs[win].sr.best.eval.ms))
+      win = static_cast<int>(i);
+  bool naive_wins = win < 0 || naive.ms <= vs[win].sr.best.eval.ms;
   res.naive_ms = naive.ms;
+  const Variant* wv = naive_wins ? &vs[0] : &vs[win];
   if (naive_wins) {
     res.kernel = naive_k;
     res.schedule = schedule::default_schedule(space);
     res.axon_ms = naive.ms;
   } else {
-    res.kernel = codegen::emit_cpu(g, sr.best.schedule, t);
-    res.schedule = sr.best.schedule;
-    res.axon_ms = sr.best.eval.ms;
+    res.kernel = codegen::emit_cpu(wv->graph, wv->sr.best.schedule, t);
+    res.schedule = wv->sr.best.schedule;
+    res.axon_ms = wv->sr.best.eval.ms;
   }
-  res.stop_reason = sr.stop_reason;
+  // Why the search as a whole stopped: interrupted, else the trials or the
+  // budget if any search ran into them, else every space was exhausted.
+  std::string stop;
+  size_t candidates = 0, prior_total = 0;
+  int verified = 0;
+  for (const Variant& v : vs) {
+    if (!v.searched) continue;
+    candidates += v.sr.history.size();
+    prior_total += static_cast<size_t>(v.prior);
+    for (const auto& h : v.sr.history) verified += h.eval.ok ? 1 : 0;
+  }
+  auto any_stop = [&](const char* why) {
+    return std::any_of(vs.begin(), vs.end(), [&](const Variant& v) { return v.searched && v.sr.stop_reason == why; });
+  };
+  if (interrupted() || any_stop("interrupted")) stop = "interrupted";
+  else if (opts.trials > 0 && trials_used >= opts.trials) stop = "trials";
+  else if (any_stop("budget") || any_stop("trials")) stop = any_stop("budget") ? "budget" : "trials";
+  else stop = vs[0].sr.stop_reason.empty() ? "space exhausted" : vs[0].sr.stop_reason;
+  res.stop_reason = stop;
+
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const Variant& v = vs[i];
+    json s = {{"steps", steps_kinds(v)}, {"hash", hex16(v.graph.structural_hash())}, {"cost", cost_json(v.cost)},
+              {"space_points", v.space.size()}, {"space_knobs", v.space.knobs.size()},
+              {"predicted_ms", v.predicted_s * 1e3}};
+    if (v.space.knobs.empty()) s["space_points"] = 0;
+    if (!v.searched) {
+      s["why_not"] = v.why_not;
+      rw["not_searched"].push_back(s);
+      continue;
+    }
+    int ok = 0;
+    for (const auto& h : v.sr.history) ok += h.eval.ok ? 1 : 0;
+    s["candidates"] = v.sr.history.size();
+    s["verified"] = ok;
+    s["best_ms"] = v.sr.found ? v.sr.best.eval.ms : 0.0;
+    s["budget_s"] = v.budget_s;
+    s["trials"] = v.trials;
+    s["stop_reason"] = v.sr.stop_reason;
+    s["winner"] = !naive_wins && static_cast<int>(i) == win;
+    rw["searched"].push_back(s);
+  }
+  rw["applied"] = applied_json(g, *wv);
+  rw["winner_hash"] = hex16(wv->graph.structural_hash());
+  rw["winner_steps"] = json::array();
+  for (const auto& st : wv->steps) rw["winner_steps"].push_back(move_json(st.move));
+  rw["checked_against"] = "the original graph's float64 reference and error budget";
 
   json r;
   r["entry"] = g.entry;
@@ -209,18 +559,21 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   r["variant"] = naive_wins ? "naive" : "schedule";
   r["time_ms"] = {{"axon", res.axon_ms}, {"naive", res.naive_ms}};
   r["speedup_vs_naive"] = res.axon_ms > 0 ? res.naive_ms / res.axon_ms : 0;
-  r["roofline"] = roofline_json(g, t, res.axon_ms);
-  r["verification"] = {{"inputs_tried", m.inputs_tried()}, {"max_error_over_budget", max_err}};
+  // The roofline of the work the winner does (its graph, rewritten or not);
+  // the spec's own floor beside it when a rewrite changed the work.
+  r["roofline"] = roofline_json(wv->graph, t, res.axon_ms);
+  if (!wv->steps.empty()) r["roofline"]["spec_floor_ms"] = roofline_json(g, t, res.axon_ms)["floor_ms"];
+  r["verification"] = {{"inputs_tried", m.inputs_tried()}, {"max_error_over_budget", max_err},
+                       {"reference", "original graph"}};
   r["schedule"] = schedule::to_json(res.schedule);
-  r["space"] = {{"knobs", space.knobs.size()}, {"points", space.size()}};
-  int verified = 0;
-  for (const auto& h : sr.history) verified += h.eval.ok ? 1 : 0;
-  r["search"] = {{"candidates", sr.history.size()}, {"compiled", compiled}, {"verified", verified},
-                 {"seconds", elapsed()}, {"stop_reason", sr.stop_reason}, {"seed", opts.seed},
-                 {"resumed_from", prior.size()}};
+  r["space"] = {{"knobs", wv->space.knobs.size()}, {"points", wv->space.size()}};
+  r["rewrites"] = rw;
+  r["search"] = {{"candidates", candidates}, {"compiled", compiled}, {"verified", verified},
+                 {"seconds", elapsed()}, {"stop_reason", stop}, {"seed", opts.seed},
+                 {"resumed_from", prior_total}};
   if (db) {
     r["search"]["database"] = db->path();
-    if (sr.stop_reason != "interrupted") db->store_report(key, r.dump());
+    if (stop != "interrupted") db->store_report(report_key, r.dump());
   }
   res.report = r;
   return res;
@@ -245,6 +598,40 @@ std::string report_markdown(const json& r) {
   o << "- search: " << s.value("candidates", 0) << " candidates, " << s.value("compiled", 0) << " compiled, "
     << s.value("verified", 0) << " verified, " << num(s, "seconds") << " s, stopped: "
     << s.value("stop_reason", std::string("?")) << "\n";
+  if (r.contains("rewrites") && r["rewrites"].is_object()) {
+    const json& rw = r["rewrites"];
+    if (!rw.value("enabled", true)) {
+      o << "- rewrites: off (--no-rewrites)\n";
+    } else {
+      o << "- rewrites: " << rw.value("explored", 0) << " variant(s) explored (" << rw.value("proofs", 0)
+        << " proofs, " << rw.value("refused", 0) << " refused, stopped: " << rw.value("stop_reason", std::string("?"))
+        << "), " << rw["searched"].size() << " searched\n";
+      for (const json& v : rw["searched"]) {
+        std::string steps;
+        for (const json& k : v["steps"]) steps += (steps.empty() ? "" : " + ") + k.get<std::string>();
+        o << "  - " << (steps.empty() ? "original" : steps) << ": " << v.value("candidates", 0) << " candidates, best "
+          << num(v, "best_ms") << " ms (predicted " << num(v, "predicted_ms") << " ms)"
+          << (v.value("winner", false) ? " **winner**" : "") << "\n";
+      }
+    }
+    if (rw.contains("applied") && !rw["applied"].empty()) {
+      o << "\n## Rewrites applied (checked against the original spec)\n\n";
+      o << "| rule | where | proof | FLOPs before -> after | bytes before -> after |\n|---|---|---|---|---|\n";
+      for (const json& a : rw["applied"]) {
+        const json& p = a["proof"];
+        o << "| " << a.value("rule", std::string("?")) << " | " << a.value("detail", std::string()) << " | "
+          << p.value("status", std::string("?")) << " by " << p.value("solver", std::string("?")) << " in "
+          << num(p, "solver_ms") << " ms (" << p.value("queries", 0) << " queries) | ";
+        if (a.contains("before"))
+          o << num(a["before"], "flops") << " -> " << num(a["after"], "flops") << " | " << num(a["before"], "bytes")
+            << " -> " << num(a["after"], "bytes");
+        else
+          o << " | ";
+        o << " |\n";
+      }
+      o << "\n";
+    }
+  }
   return o.str();
 }
 

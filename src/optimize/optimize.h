@@ -7,6 +7,18 @@
 /// under the error budget before it is timed, and timed with warm-up,
 /// repetitions and pinned threads. Results are stored in the tuning
 /// database, so a repeated call answers from it at once.
+///
+/// With `rewrites`, the proved algebraic rewrites (rewrite/explore, a small
+/// share of the budget) come first: the original graph and the few variants
+/// the schedule cost model ranks best (a variant with a non-empty schedule
+/// space where the original's is empty included) are each searched with the
+/// same autotuner, sharing the budget and the trials. Every candidate of
+/// every variant is checked against the float64 reference of the ORIGINAL
+/// graph under the original's error budget; a variant whose C ABI (entry,
+/// parameter names and types, output types) differs is never searched. The
+/// fastest verified kernel over all variants wins; the report lists the
+/// rewrites that produced it, each with its proof, and the database stores
+/// the rule sequence so that an answer from it rebuilds the same graph.
 #pragma once
 
 #include <atomic>
@@ -36,6 +48,8 @@ struct OptimizeOptions {
   std::string db_path;          // empty: the default database file
   bool use_db = true;           // false: neither read nor write the database
   bool resume = false;          // continue a stored search instead of answering from it
+  bool rewrites = true;         // search proved rewrites of the graph too (false: --no-rewrites)
+  int rewrite_variants = 2;     // most rewritten variants searched besides the original
   std::function<void(const Progress&)> on_progress;  // called after each candidate
   const std::atomic<bool>* interrupt = nullptr;     // set (e.g. by SIGINT): stop, keep the best so far
 };

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <thread>
 
@@ -33,6 +34,8 @@ std::string first_line(const std::string& s) {
 // for the last-level cache when the target does not say.
 constexpr double kRotateBelowBytes = 8.0 * 1024 * 1024;
 constexpr int kCopies = 4;
+// Cold inputs never allocate more copies than this.
+constexpr int kMaxColdCopies = 4096;
 
 }  // namespace
 
@@ -80,6 +83,8 @@ Measurement Measurer::check_and_time(const std::string& so, const std::string& e
   verify::KernelBuffers probe = verify::make_buffers(g_, inputs_[0]);
   for (const auto& s : probe.storage) bytes += static_cast<double>(s.size());
   int copies = bytes * kCopies <= kRotateBelowBytes ? kCopies : 1;
+  if (opts_.cold_bytes > 0)
+    copies = std::clamp(static_cast<int>(std::ceil(opts_.cold_bytes / std::max(bytes, 1.0))), 2, kMaxColdCopies);
   std::vector<verify::KernelBuffers> bufs;
   std::vector<std::vector<void*>> ptrs;
   for (int c = 0; c < copies; ++c) bufs.push_back(verify::make_buffers(g_, inputs_[0]));
@@ -91,6 +96,7 @@ Measurement Measurer::check_and_time(const std::string& so, const std::string& e
   m.min_ms = t.min_ms;
   m.max_ms = t.max_ms;
   m.reps = t.reps;
+  m.copies = copies;
   return m;
 }
 

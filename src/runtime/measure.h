@@ -9,9 +9,11 @@
 /// Timing: warm-up, then repetitions until both a count and a duration are
 /// reached, median and spread; when the working set fits in the last-level
 /// cache several copies of the buffers are rotated so that one copy is not
-/// kept hot by the timing loop alone. OpenMP threads are pinned
-/// (OMP_PROC_BIND=close, OMP_PLACES=cores unless already set) before the
-/// first kernel is loaded.
+/// kept hot by the timing loop alone. With `cold_bytes` set, enough copies
+/// (inputs and outputs together, at least 2) are rotated that their bytes
+/// reach it, so that no call finds its inputs in cache (`axon bench`'s cold
+/// inputs). OpenMP threads are pinned (OMP_PROC_BIND=close,
+/// OMP_PLACES=cores unless already set) before the first kernel is loaded.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,10 @@ struct MeasureOptions {
   int warmup = 2, min_reps = 5;
   double min_seconds = 0.1;    // timed seconds per candidate, at least
   std::vector<std::string> flags;  // compiler flags (CompileOptions::flags); empty: the default
+  /// > 0: cold inputs: rotate among the fewest copies of all buffers (at
+  /// least 2) whose bytes together reach this (say twice the last-level
+  /// cache). 0: the search's rule (4 copies when they fit in 8 MiB, else 1).
+  double cold_bytes = 0;
 };
 
 struct Measurement {
@@ -40,6 +46,7 @@ struct Measurement {
   double max_error_over_budget = 0;  // worst over outputs and inputs
   double ms = 0, min_ms = 0, max_ms = 0;  // 0 unless verified
   int reps = 0;
+  int copies = 0;                    // buffer sets rotated while timing (0 unless timed)
   double compile_seconds = 0;
 };
 
@@ -57,6 +64,11 @@ class Measurer {
   Measurement check_only(const codegen::KernelSource& k) const;
   int inputs_tried() const { return static_cast<int>(inputs_.size()); }
   double reference_seconds() const { return reference_seconds_; }
+  /// The check inputs, the float64 reference and its error bounds of input
+  /// set `s` (0 is also the one timed), one tensor per parameter / output.
+  const std::vector<verify::Tensor>& inputs(int s) const { return inputs_.at(s); }
+  const std::vector<verify::Tensor>& reference(int s) const { return reference_.at(s); }
+  const std::vector<verify::Tensor>& bounds(int s) const { return bounds_.at(s); }
 
  private:
   Measurement check_and_time(const std::string& so, const std::string& entry, bool time) const;

@@ -1,0 +1,417 @@
+// bench: the run of `axon bench`, workload by workload; the contract is in
+// bench.h, the page and the CSV in bench_report.cpp, the format in docs/bench.md.
+#include "bench/bench.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/cost.h"
+#include "codegen/c_like/naive_cpp.h"
+#include "codegen/cpu/emit_cpu.h"
+#include "frontend/spec.h"
+#include "optimize/optimize.h"
+#include "runtime/measure.h"
+#include "support/diagnostic.h"
+#include "support/npy.h"
+#include "target/target.h"
+#include "transforms/pipeline.h"
+
+namespace axon::bench {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<fs::path> search_roots() {
+  std::vector<fs::path> roots;
+  if (const char* s = std::getenv("AXON_SOURCE_DIR"); s && *s) roots.emplace_back(s);
+  std::error_code ec;
+  roots.push_back(fs::current_path(ec));
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  // The binary sits in a build folder inside the repository (build/axon) or one level deeper.
+  if (!ec)
+    for (fs::path p = exe.parent_path(); !p.empty() && roots.size() < 6; p = p.parent_path()) {
+      roots.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+  return roots;
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buf;
+}
+
+// Total bytes of the last-level cache: the highest level, times its instances.
+double last_level_cache_bytes(const target::Target& t) {
+  const target::Cache* llc = nullptr;
+  for (const target::Cache& c : t.caches)
+    if (!llc || c.level > llc->level) llc = &c;
+  if (!llc || llc->bytes <= 0) return 32.0 * 1024 * 1024;  // a generous guess when hwloc says nothing
+  int share = std::max(1, llc->shared_by_cores);
+  int instances = std::max(1, (t.cores + share - 1) / share);
+  return static_cast<double>(llc->bytes) * instances;
+}
+
+std::string last_line(const fs::path& file) {
+  std::ifstream f(file);
+  std::string line, last;
+  while (std::getline(f, line))
+    if (!line.empty()) last = line;
+  return last.size() > 200 ? last.substr(0, 200) : last;
+}
+
+// Runs argv with stdout and stderr into `log`: the exit status, 128 + the
+// signal when killed, -1 when it could not be started.
+int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::string log_path = log.string();
+  pid_t pid = fork();
+  if (pid == 0) {  // only async-signal-safe calls until exec
+    int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  if (pid < 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+// The fractions of the machine a time reaches: of the roofline floor, of the
+// streaming bandwidth (bytes / time) and of the FMA peak (FLOPs / time).
+json fractions(double ms, const analysis::Cost& c, double floor_ms, const target::Peaks& p) {
+  if (ms <= 0) return json::object();
+  double s = ms * 1e-3;
+  return {{"roofline", floor_ms > 0 ? floor_ms / ms : 0.0},
+          {"bandwidth", p.stream_gbs_all > 0 ? c.bytes / s / (p.stream_gbs_all * 1e9) : 0.0},
+          {"fma", p.fma_gflops_all > 0 ? c.flops / s / (p.fma_gflops_all * 1e9) : 0.0}};
+}
+
+json kernel_row(const runtime::Measurement& m) {
+  if (!m.verified)
+    return {{"status", "failed: " + (m.error.empty() ? std::string("not verified") : m.error)}};
+  return {{"status", "ok"}, {"ms", m.ms},         {"min_ms", m.min_ms},
+          {"max_ms", m.max_ms}, {"reps", m.reps}, {"copies", m.copies},
+          {"max_error_over_budget", m.max_error_over_budget}};
+}
+
+struct Context {
+  const BenchOptions& opts;
+  target::Target target;
+  double cold_bytes = 0;
+  fs::path out, harness;
+};
+
+bool interrupted(const Context& cx) { return cx.opts.interrupt && cx.opts.interrupt->load(); }
+
+json stopped(json w) {
+  w["interrupted"] = true;
+  return w;
+}
+
+void say(const Context& cx, const std::string& line) {
+  if (cx.opts.on_line) cx.opts.on_line(line);
+}
+
+// Every requested peer gets a row: from peers.py's answer, or the reason there is none.
+json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, const runtime::Measurer& m,
+               const std::string& name) {
+  json rows = json::object();
+  auto all_failed = [&](const std::string& why) {
+    for (const std::string& p : cx.opts.peers) rows[p] = {{"status", "failed: " + why}};
+    return rows;
+  };
+  if (cx.opts.peers.empty()) return rows;
+  if (cx.harness.empty()) return all_failed("bench/harness/peers.py not found (set AXON_BENCH_HARNESS)");
+  fs::path work = cx.out / "work" / name;
+  fs::create_directories(work);
+  std::vector<std::string> argv = {cx.opts.python, (cx.harness / "peers.py").string(), "--spec", spec,
+                                   "--entry", g.entry, "--inputs"};
+  std::vector<fs::path> written;
+  auto npy = [&](const std::string& stem, size_t i, const verify::Tensor& t) {
+    fs::path p = work / (stem + std::to_string(i) + ".npy");
+    write_npy_f64(p.string(), t.type.shape, t.data);
+    written.push_back(p);
+    argv.push_back(p.string());
+  };
+  for (size_t i = 0; i < g.params.size(); ++i) npy("in", i, m.inputs(0)[i]);
+  argv.push_back("--reference");
+  for (size_t j = 0; j < g.outputs.size(); ++j) npy("ref", j, m.reference(0)[j]);
+  argv.push_back("--bound");
+  for (size_t j = 0; j < g.outputs.size(); ++j) npy("bound", j, m.bounds(0)[j]);
+  fs::path result = work / "peers.json", log = cx.out / "logs" / (name + ".peers.log");
+  argv.insert(argv.end(), {"--peers", join(cx.opts.peers, ","), "--min-seconds", std::to_string(cx.opts.min_seconds),
+                           "--rotate-bytes", std::to_string(static_cast<long long>(cx.cold_bytes)), "--out",
+                           result.string()});
+  fs::remove(result);
+  int rc = run_logged(argv, log);
+  for (const fs::path& p : written) fs::remove(p);  // up to hundreds of MB per workload
+  if (rc != 0) {
+    std::string why = rc < 0 ? "could not start " + cx.opts.python : "peers.py exited " + std::to_string(rc);
+    std::string tail = last_line(log);
+    return all_failed(why + (tail.empty() ? "" : ": " + tail) + " (see logs/" + name + ".peers.log)");
+  }
+  json answer;
+  try {
+    std::ifstream f(result);
+    answer = json::parse(f);
+  } catch (const std::exception& e) {
+    return all_failed(std::string("unreadable peers.json: ") + e.what());
+  }
+  for (const std::string& p : cx.opts.peers) {
+    const json& peers = answer["peers"];
+    rows[p] = peers.contains(p) ? peers[p] : json{{"status", "failed: no answer from peers.py"}};
+  }
+  return rows;
+}
+
+// One workload: optimize, time both kernels cold, run the peers. `w` holds
+// whatever was finished when an interrupt arrives (its "interrupted" set).
+json bench_workload(const Context& cx, const std::string& spec_path) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::string name = fs::path(spec_path).stem().string();
+  json w = {{"name", name}, {"spec", spec_path}};
+  frontend::Spec spec = frontend::load_spec(spec_path, frontend::SpecOptions{});
+  ir::Graph g = transforms::run_pipeline(std::move(spec.graph));
+  w["entry"] = g.entry;
+  analysis::Cost cost = analysis::graph_cost(g);
+  const target::Peaks& pk = cx.target.peaks;
+  double floor_ms = analysis::roofline_floor_ms(cost, pk.fma_gflops_all, pk.stream_gbs_all);
+  bool memory_bound = pk.stream_gbs_all > 0 && pk.fma_gflops_all > 0 &&
+                      cost.bytes / pk.stream_gbs_all >= cost.flops / pk.fma_gflops_all;
+  w["flops"] = cost.flops;
+  w["bytes"] = cost.bytes;
+  w["floor_ms"] = floor_ms;
+  w["bound"] = memory_bound ? "memory" : "compute";
+
+  say(cx, name + ": optimizing (budget " + std::to_string(static_cast<int>(cx.opts.budget_s)) + " s)");
+  optimize::OptimizeOptions oo;
+  oo.target = cx.target;
+  oo.budget_s = cx.opts.budget_s;
+  oo.db_path = cx.opts.db_path;
+  oo.use_db = cx.opts.use_db;
+  oo.interrupt = cx.opts.interrupt;
+  optimize::OptimizeResult r = optimize::optimize(g, oo);
+  bool axon_is_naive = r.report.value("variant", "") == "naive";
+  w["optimize"] = {{"variant", r.report.value("variant", "")}, {"from_db", r.from_db},
+                   {"stop_reason", r.stop_reason},              {"search_axon_ms", r.axon_ms},
+                   {"search_naive_ms", r.naive_ms},             {"schedule", r.report.value("schedule", json())}};
+  if (interrupted(cx)) return stopped(std::move(w));
+
+  say(cx, name + ": timing axon and naive, cold inputs");
+  runtime::MeasureOptions mo;
+  mo.flags = codegen::cpu_compile_flags(cx.target, true);
+  mo.check_inputs = 1;
+  mo.min_seconds = cx.opts.min_seconds;
+  mo.cold_bytes = cx.cold_bytes;
+  runtime::Measurer m(g, mo);
+  std::vector<codegen::KernelSource> ks = {r.kernel};
+  if (!axon_is_naive) ks.push_back(codegen::emit_naive_cpp(g));
+  std::vector<runtime::Measurement> ms = m.measure(ks);
+  w["axon"] = kernel_row(ms[0]);
+  w["naive"] = kernel_row(ms.back());
+  if (axon_is_naive) w["naive"]["same_kernel_as_axon"] = true;
+  if (interrupted(cx)) return stopped(std::move(w));
+
+  if (!cx.opts.peers.empty()) say(cx, name + ": peers (" + join(cx.opts.peers, ", ") + ")");
+  w["peers"] = run_peers(cx, g, spec_path, m, name);
+  if (interrupted(cx)) return stopped(std::move(w));
+
+  for (const char* k : {"axon", "naive"}) w[k]["fraction"] = fractions(w[k].value("ms", 0.0), cost, floor_ms, pk);
+  std::string best;
+  double best_ms = 0;
+  for (auto& [p, row] : w["peers"].items()) {
+    double pms = row.value("median_ms", 0.0);
+    if (row.value("status", "") != "ok" || pms <= 0) continue;
+    row["fraction"] = fractions(pms, cost, floor_ms, pk);
+    if (best.empty() || pms < best_ms) best = p, best_ms = pms;
+  }
+  double axon_ms = w["axon"].value("ms", 0.0);
+  w["best_peer"] = best;
+  w["speedup_vs_best_peer"] = !best.empty() && axon_ms > 0 ? best_ms / axon_ms : 0.0;
+  w["seconds"] = seconds_since(t0);
+  return w;
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream f(p);
+  f << text;
+  if (!f) throw Diagnostic(SourceLoc{p.string(), 0, 0}, "cannot write " + p.string());
+}
+
+void write_tables(const json& b, const fs::path& out) {
+  write_text(out / "bench.json", b.dump(2) + "\n");
+  write_text(out / "bench.csv", bench_csv(b));
+  write_text(out / "bench.md", bench_markdown(b));
+}
+
+json plot(const Context& cx) {
+  if (cx.harness.empty()) return {{"status", "not written: bench/harness/plot.py not found"}};
+  fs::path log = cx.out / "logs" / "plot.log";
+  int rc = run_logged({cx.opts.python, (cx.harness / "plot.py").string(), (cx.out / "bench.json").string(),
+                       (cx.out / "bench.png").string()},
+                      log);
+  if (rc == 0) return {{"status", "ok"}, {"file", "bench.png"}};
+  if (rc == 3) return {{"status", "not written: matplotlib is not installed (bench/setup_peers.sh installs it)"}};
+  std::string tail = last_line(log);
+  return {{"status", "not written: plot.py exited " + std::to_string(rc) + (tail.empty() ? "" : ": " + tail)}};
+}
+
+std::string one_line(const std::string& s) {
+  std::string r = s.substr(0, s.find('\n'));
+  return r.size() > 300 ? r.substr(0, 300) : r;
+}
+
+std::string summary_line(const json& w) {
+  if (w.contains("error")) return w["name"].get<std::string>() + ": error: " + w["error"].get<std::string>();
+  char buf[256];
+  const json& a = w["axon"];
+  std::snprintf(buf, sizeof buf, "%s: axon %.4g ms (%.2f of roofline, %.2f of stream), naive %.4g ms",
+                w["name"].get<std::string>().c_str(), a.value("ms", 0.0),
+                a.contains("fraction") ? a["fraction"].value("roofline", 0.0) : 0.0,
+                a.contains("fraction") ? a["fraction"].value("bandwidth", 0.0) : 0.0, w["naive"].value("ms", 0.0));
+  std::string s = buf;
+  for (const auto& [p, row] : w["peers"].items()) {
+    s += ", " + p + " ";
+    if (row.value("status", "") == "ok") {
+      std::snprintf(buf, sizeof buf, "%.4g ms", row.value("median_ms", 0.0));
+      s += buf;
+    } else {
+      s += row.value("status", std::string("?")).substr(0, 40);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> default_specs() {
+  for (const fs::path& root : search_roots()) {
+    fs::path dir = root / "bench" / "workloads";
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<std::string> specs;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".py") specs.push_back(e.path().string());
+    std::sort(specs.begin(), specs.end());
+    if (!specs.empty()) return specs;
+  }
+  return {};
+}
+
+std::string find_harness_dir() {
+  std::error_code ec;
+  if (const char* s = std::getenv("AXON_BENCH_HARNESS"); s && *s)
+    return fs::exists(fs::path(s) / "peers.py", ec) ? fs::path(s).string() : "";
+  for (const fs::path& root : search_roots())
+    if (fs::exists(root / "bench" / "harness" / "peers.py", ec)) return (root / "bench" / "harness").string();
+  return "";
+}
+
+json run_bench(const BenchOptions& opts) {
+  Context cx{opts, target::resolve_target(opts.target_file, false, false), 0, fs::path(opts.out_dir), fs::path()};
+  std::error_code ec;
+  fs::create_directories(cx.out / "logs", ec);
+  if (ec || !fs::is_directory(cx.out))
+    throw Diagnostic(SourceLoc{opts.out_dir, 0, 0},
+                     "cannot create the output directory " + opts.out_dir + (ec ? ": " + ec.message() : ""));
+  write_text(cx.out / "bench.json", "{}\n");  // fail on an unwritable -o before anything is measured
+  cx.harness = opts.harness_dir.empty() ? find_harness_dir() : opts.harness_dir;
+
+  // Before the probe can load OpenMP: the kernels are timed with pinned threads.
+  runtime::pin_openmp_threads();
+  say(cx, "probe: measuring the FMA peak and the streaming bandwidth");
+  target::measure_peaks(cx.target);
+  double llc = last_level_cache_bytes(cx.target);
+  cx.cold_bytes = 2 * llc;
+  const target::Peaks& pk = cx.target.peaks;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "probe: %.1f GFLOP/s FMA, %.1f GB/s stream (all %d cores); cold inputs rotate >= %.0f MiB",
+                pk.fma_gflops_all, pk.stream_gbs_all, cx.target.cores, cx.cold_bytes / (1024 * 1024));
+  say(cx, buf);
+
+  json b;
+  b["command"] = opts.command;
+  b["date"] = utc_now();
+  b["target"] = target::to_json(cx.target);
+  b["probe"] = {{"fma_gflops_1t", pk.fma_gflops_1t}, {"fma_gflops_all", pk.fma_gflops_all},
+                {"stream_gbs_1t", pk.stream_gbs_1t}, {"stream_gbs_all", pk.stream_gbs_all}};
+  b["last_level_cache_bytes"] = llc;
+  b["cold_bytes"] = cx.cold_bytes;
+  b["budget_s"] = opts.budget_s;
+  b["min_seconds"] = opts.min_seconds;
+  b["use_db"] = opts.use_db;
+  b["peers"] = opts.peers;
+  b["harness_dir"] = cx.harness.string();
+  b["workloads"] = json::array();
+  b["plot"] = {{"status", "not written yet"}};
+  b["finished"] = false;
+
+  size_t done = 0;
+  for (const std::string& spec : opts.specs) {
+    if (interrupted(cx)) break;
+    std::string name = fs::path(spec).stem().string();
+    std::snprintf(buf, sizeof buf, "[%zu/%zu] %s", done + 1, opts.specs.size(), name.c_str());
+    say(cx, buf);
+    json w;
+    try {
+      w = bench_workload(cx, spec);
+    } catch (const Diagnostic& d) {
+      std::ifstream f(d.loc().file);
+      std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      w = {{"name", name}, {"spec", spec}, {"error", one_line(d.render(text))}};
+    } catch (const std::exception& e) {
+      w = {{"name", name}, {"spec", spec}, {"error", one_line(std::string("internal error: ") + e.what())}};
+    }
+    if (w.value("interrupted", false)) break;  // unfinished: not reported as if it were measured
+    b["workloads"].push_back(w);
+    ++done;
+    write_tables(b, cx.out);
+    say(cx, summary_line(w));
+  }
+  b["finished"] = done == opts.specs.size();
+  if (!b["finished"].get<bool>()) {
+    b["interrupted"] = true;
+    for (size_t i = done; i < opts.specs.size(); ++i) b["not_run"].push_back(opts.specs[i]);
+  }
+  write_tables(b, cx.out);  // plot.py reads bench.json
+  b["plot"] = plot(cx);
+  write_tables(b, cx.out);
+  std::error_code rm;
+  fs::remove_all(cx.out / "work", rm);
+  return b;
+}
+
+}  // namespace axon::bench

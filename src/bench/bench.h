@@ -1,0 +1,59 @@
+// `axon bench`: axon's kernel, the naive kernel and the peers (numpy,
+// PyTorch eager, torch.compile, JAX jit) timed side by side in one run, each
+// against the roofline floor measured in that same run (docs/bench.md).
+//
+/// Per workload: optimize (optimize::optimize, the tuning database makes a
+/// rerun fast), then time axon's winner and the naive kernel with cold
+/// inputs (runtime::Measurer with cold_bytes = twice the last-level cache:
+/// enough copies of every buffer are rotated that no call finds its inputs
+/// in cache), then run bench/harness/peers.py on the same inputs with the
+/// same rotation. The hardware probe (target::measure_peaks) runs once, at
+/// the start. A peer that is missing or fails keeps its row, with its status;
+/// a workload that fails keeps its row, with the error. Results are written
+/// after every workload, so an interrupted run leaves what it finished.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace axon::bench {
+
+struct BenchOptions {
+  std::vector<std::string> specs;   // workload spec files, in order
+  std::string out_dir = "bench/out";
+  double budget_s = 60;             // optimize's search budget per workload
+  std::vector<std::string> peers = {"numpy", "torch", "torch.compile", "jax"};
+  std::string db_path;              // empty: the default tuning database
+  bool use_db = true;
+  double min_seconds = 0.2;         // timed seconds per kernel and per peer, at least
+  std::string target_file;          // JSON override of the detected target (peaks are probed anyway)
+  std::string python = "python3";   // runs peers.py and plot.py
+  std::string harness_dir;          // holds peers.py and plot.py; empty: found (see find_harness_dir)
+  std::string command;              // the command line, recorded in the outputs
+  const std::atomic<bool>* interrupt = nullptr;     // set (SIGINT): stop after the current step
+  std::function<void(const std::string&)> on_line;  // progress lines (one per workload and step)
+};
+
+/// The default workload list: every bench/workloads/*.py, sorted by name,
+/// looked up from the current directory, $AXON_SOURCE_DIR and the folders
+/// above the running executable. Empty when none is found.
+std::vector<std::string> default_specs();
+
+/// bench/harness (with peers.py) under $AXON_BENCH_HARNESS, $AXON_SOURCE_DIR,
+/// the current directory or the folders above the executable; "" if none.
+std::string find_harness_dir();
+
+/// Runs the bench and writes bench.json, bench.csv, bench.md and bench.png
+/// (when matplotlib is there) into opts.out_dir. Returns the bench.json
+/// object. Throws axon::Diagnostic when out_dir cannot be written.
+nlohmann::json run_bench(const BenchOptions& opts);
+
+/// The Markdown page of a bench.json object (the table, the probe, notes).
+std::string bench_markdown(const nlohmann::json& bench);
+/// One CSV row per workload, with a header.
+std::string bench_csv(const nlohmann::json& bench);
+
+}  // namespace axon::bench

@@ -1,0 +1,159 @@
+// bench_report: bench.md and bench.csv from the bench.json object (bench.h;
+// the fields are described in docs/bench.md).
+#include <cstdio>
+#include <sstream>
+
+#include "bench/bench.h"
+
+namespace axon::bench {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double num(const json& j, const char* k) { return j.is_object() && j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; }
+
+std::string str(const json& j, const char* k) {
+  return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
+}
+
+double fraction(const json& row, const char* which) { return row.contains("fraction") ? num(row["fraction"], which) : 0.0; }
+
+// A status inside a table cell: no pipes, no newlines, not too long.
+std::string cell(std::string s, size_t max = 48) {
+  for (char& c : s)
+    if (c == '|' || c == '\n') c = c == '|' ? '/' : ' ';
+  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+}
+
+// ms when the row was timed, else its status.
+std::string time_cell(const json& row, const char* key, bool markdown) {
+  std::string status = str(row, "status");
+  if (status == "ok" && num(row, key) > 0) return fmt("%.4g", num(row, key));
+  if (status.empty()) status = "not run";
+  return markdown ? cell(status) : status;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::vector<std::string> peer_names(const json& b) {
+  std::vector<std::string> v;
+  if (b.contains("peers"))
+    for (const auto& p : b["peers"]) v.push_back(p.get<std::string>());
+  return v;
+}
+
+}  // namespace
+
+std::string bench_markdown(const json& b) {
+  std::ostringstream o;
+  std::vector<std::string> peers = peer_names(b);
+  const json& pk = b["probe"];
+  o << "# axon bench\n\n";
+  o << "- command: `" << str(b, "command") << "`\n";
+  o << "- date: " << str(b, "date") << "\n";
+  o << "- target: " << str(b["target"], "name") << ", " << b["target"].value("cores", 0) << " cores, last-level cache "
+    << fmt("%.0f", num(b, "last_level_cache_bytes") / (1024 * 1024)) << " MiB\n";
+  o << "- probe (this run): FMA " << fmt("%.1f", num(pk, "fma_gflops_all")) << " GFLOP/s all cores ("
+    << fmt("%.1f", num(pk, "fma_gflops_1t")) << " one thread), stream " << fmt("%.1f", num(pk, "stream_gbs_all"))
+    << " GB/s all cores (" << fmt("%.1f", num(pk, "stream_gbs_1t")) << " one thread)\n";
+  o << "- roofline floor = max(FLOPs / FMA peak, bytes / stream bandwidth); bytes count each input read once and "
+       "each output written once\n";
+  o << "- cold inputs: every kernel and peer cycles through copies of its buffers totalling at least "
+    << fmt("%.0f", num(b, "cold_bytes") / (1024 * 1024)) << " MiB (twice the last-level cache)\n";
+  o << "- optimize budget " << fmt("%g", num(b, "budget_s")) << " s per workload, tuning database "
+    << (b.value("use_db", true) ? "on" : "off") << "; timing: median of at least 5 calls and "
+    << fmt("%g", num(b, "min_seconds")) << " s\n";
+  o << "- plot: " << (str(b["plot"], "status") == "ok" ? "bench.png" : str(b["plot"], "status")) << "\n";
+  if (b.value("interrupted", false))
+    o << "- **interrupted**: " << b["workloads"].size() << " workloads finished, " << b.value("not_run", json::array()).size()
+      << " not run\n";
+  o << "\n| workload | bound | FLOPs | bytes | floor ms | axon ms | naive ms |";
+  for (const auto& p : peers) o << " " << p << " ms |";
+  o << " axon / roofline | axon bandwidth fraction | axon FMA fraction | speedup vs best peer |\n|---|---|---:|---:|---:|---:|---:|";
+  for (size_t i = 0; i < peers.size(); ++i) o << "---:|";
+  o << "---:|---:|---:|---:|\n";
+  std::vector<std::string> notes;
+  for (const json& w : b["workloads"]) {
+    std::string name = str(w, "name");
+    if (w.contains("error")) {
+      o << "| " << name << " | error: " << cell(str(w, "error"), 120) << " |\n";
+      notes.push_back(name + ": " + str(w, "error"));
+      continue;
+    }
+    o << "| " << name << " | " << str(w, "bound") << " | " << fmt("%.3g", num(w, "flops")) << " | "
+      << fmt("%.3g", num(w, "bytes")) << " | " << fmt("%.4g", num(w, "floor_ms")) << " | "
+      << time_cell(w["axon"], "ms", true) << " | " << time_cell(w["naive"], "ms", true) << " |";
+    for (const auto& p : peers) {
+      const json& row = w.contains("peers") && w["peers"].contains(p) ? w["peers"][p] : json::object();
+      o << " " << time_cell(row, "median_ms", true) << " |";
+      std::string st = str(row, "status");
+      if (st != "ok" && cell(st) != st) notes.push_back(name + ", " + p + ": " + st);
+    }
+    const json& a = w["axon"];
+    std::string best = str(w, "best_peer");
+    o << " " << fmt("%.2f", fraction(a, "roofline")) << " | " << fmt("%.2f", fraction(a, "bandwidth")) << " | "
+      << fmt("%.3f", fraction(a, "fma")) << " | "
+      << (best.empty() ? std::string("no peer timed") : fmt("%.2fx", num(w, "speedup_vs_best_peer")) + " (" + best + ")")
+      << " |\n";
+  }
+  o << "\naxon's kernel is `optimize`'s winner (\"naive\" when no schedule beat the naive kernel); every time is "
+       "re-measured here with cold inputs, after optimize, so it can differ from the search's own number.\n";
+  std::vector<std::string> naive_rows;
+  for (const json& w : b["workloads"])
+    if (w.contains("optimize") && str(w["optimize"], "variant") == "naive") naive_rows.push_back(str(w, "name"));
+  if (!naive_rows.empty()) {
+    o << "Workloads where axon's kernel is the naive kernel:";
+    for (const auto& n : naive_rows) o << " " << n;
+    o << ".\n";
+  }
+  if (!notes.empty()) {
+    o << "\nStatuses in full:\n\n";
+    for (const auto& n : notes) o << "- " << n << "\n";
+  }
+  return o.str();
+}
+
+std::string bench_csv(const json& b) {
+  std::ostringstream o;
+  std::vector<std::string> peers = peer_names(b);
+  o << "workload,entry,bound,flops,bytes,floor_ms,axon_ms,axon_status,axon_variant,axon_from_db,axon_copies,naive_ms,"
+       "naive_status";
+  for (const auto& p : peers) o << "," << p << "_ms," << p << "_status," << p << "_copies";
+  o << ",axon_fraction_roofline,axon_fraction_bandwidth,axon_fraction_fma,best_peer,speedup_vs_best_peer,"
+       "stream_gbs,fma_gflops,error\n";
+  const json& pk = b["probe"];
+  for (const json& w : b["workloads"]) {
+    const json& a = w.value("axon", json::object());
+    const json& n = w.value("naive", json::object());
+    const json& opt = w.value("optimize", json::object());
+    auto ms = [](const json& row, const char* k) { return num(row, k) > 0 ? fmt("%.6g", num(row, k)) : std::string(); };
+    o << csv_field(str(w, "name")) << "," << csv_field(str(w, "entry")) << "," << str(w, "bound") << ","
+      << fmt("%.6g", num(w, "flops")) << "," << fmt("%.6g", num(w, "bytes")) << "," << fmt("%.6g", num(w, "floor_ms"))
+      << "," << ms(a, "ms") << "," << csv_field(str(a, "status")) << "," << str(opt, "variant") << ","
+      << (opt.value("from_db", false) ? "1" : "0") << "," << a.value("copies", 0) << "," << ms(n, "ms") << ","
+      << csv_field(str(n, "status"));
+    for (const auto& p : peers) {
+      const json& row = w.contains("peers") && w["peers"].contains(p) ? w["peers"][p] : json::object();
+      o << "," << ms(row, "median_ms") << "," << csv_field(str(row, "status")) << "," << row.value("copies", 0);
+    }
+    o << "," << fmt("%.4f", fraction(a, "roofline")) << "," << fmt("%.4f", fraction(a, "bandwidth")) << ","
+      << fmt("%.4f", fraction(a, "fma")) << "," << str(w, "best_peer") << "," << fmt("%.4f", num(w, "speedup_vs_best_peer"))
+      << "," << fmt("%.3f", num(pk, "stream_gbs_all")) << "," << fmt("%.3f", num(pk, "fma_gflops_all")) << ","
+      << csv_field(str(w, "error")) << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace axon::bench

@@ -1,0 +1,105 @@
+"""`axon bench` end to end on one small workload (docs/bench.md).
+
+One run, shared by the tests: a tiny search budget, no tuning database,
+numpy as the only real peer, torch hidden (AXON_PEERS_HIDE, as if it were
+not installed) and a bogus peer name. The tests read what it wrote: the
+files exist, the numbers parse and are positive, and the two peers that
+could not run keep their rows with a status instead of being dropped.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from conftest import AXON_BIN, EXIT_OK, EXIT_USER_ERROR, SOURCE_DIR, require_axon  # noqa: E402
+
+SPEC = SOURCE_DIR / "tests" / "optimize" / "specs" / "small_softmax.py"
+PEERS = ["numpy", "torch", "bogus"]
+
+
+def bench(out, *args, env_extra=None):
+    require_axon()
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([str(AXON_BIN), "bench", *map(str, args), "-o", str(out)], capture_output=True,
+                          text=True, timeout=120, cwd=SOURCE_DIR, env=env)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    r = bench(out, SPEC, "--budget", "2", "--no-db", "--peers", ",".join(PEERS), "--min-seconds", "0.02",
+              env_extra={"AXON_PEERS_HIDE": "torch"})
+    assert r.returncode == EXIT_OK, r.stderr
+    return {"out": out, "stderr": r.stderr, "json": json.loads((out / "bench.json").read_text())}
+
+
+def test_files_written(run):
+    for f in ["bench.md", "bench.csv", "bench.json"]:
+        assert (run["out"] / f).stat().st_size > 0, f
+    md = (run["out"] / "bench.md").read_text()
+    assert "| small_softmax |" in md
+    # Either the plot is there or bench.md says why it is not.
+    assert (run["out"] / "bench.png").exists() or "plot: not written" in md
+
+
+def test_progress_on_stderr(run):
+    lines = [ln for ln in run["stderr"].splitlines() if ln.startswith("bench: ")]
+    assert any("probe:" in ln for ln in lines), run["stderr"]
+    assert any(ln.startswith("bench: small_softmax: axon ") for ln in lines), run["stderr"]
+
+
+def test_probe_and_numbers_positive(run):
+    b = run["json"]
+    assert b["finished"] is True
+    assert b["probe"]["stream_gbs_all"] > 0 and b["probe"]["fma_gflops_all"] > 0
+    assert b["cold_bytes"] >= b["last_level_cache_bytes"] > 0
+    (w,) = b["workloads"]
+    assert w["name"] == "small_softmax" and "error" not in w
+    assert w["flops"] > 0 and w["bytes"] > 0 and w["floor_ms"] > 0
+    for k in ["axon", "naive"]:
+        assert w[k]["status"] == "ok", w[k]
+        assert w[k]["ms"] > 0 and w[k]["copies"] >= 2
+        f = w[k]["fraction"]
+        assert f["roofline"] > 0 and f["bandwidth"] > 0 and f["fma"] > 0
+        # floor = max(flops / FMA peak, bytes / bandwidth), so its fraction is the larger one
+        assert f["roofline"] == pytest.approx(max(f["bandwidth"], f["fma"]), rel=1e-6)
+    numpy = w["peers"]["numpy"]
+    assert numpy["status"] == "ok", numpy
+    assert numpy["median_ms"] > 0 and numpy["copies"] >= 2
+    assert w["best_peer"] == "numpy"
+    assert w["speedup_vs_best_peer"] == pytest.approx(numpy["median_ms"] / w["axon"]["ms"], rel=1e-9)
+
+
+def test_missing_peers_are_reported_not_dropped(run):
+    (w,) = run["json"]["workloads"]
+    assert set(PEERS) <= set(w["peers"])
+    assert w["peers"]["torch"]["status"] == "not installed"
+    assert w["peers"]["bogus"]["status"].startswith("unknown peer")
+    md = (run["out"] / "bench.md").read_text()
+    assert "not installed" in md and "unknown peer" in md
+    for p in PEERS:
+        assert f"{p} ms" in md
+
+
+def test_csv_parses(run):
+    rows = list(csv.DictReader((run["out"] / "bench.csv").open()))
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["workload"] == "small_softmax"
+    for k in ["flops", "bytes", "floor_ms", "axon_ms", "naive_ms", "numpy_ms", "axon_fraction_roofline",
+              "axon_fraction_bandwidth", "axon_fraction_fma", "stream_gbs", "fma_gflops"]:
+        assert float(row[k]) > 0, k
+    assert row["torch_status"] == "not installed" and row["torch_ms"] == ""
+    assert row["bogus_status"].startswith("unknown peer")
+
+
+def test_unreadable_workload_is_a_user_error(tmp_path):
+    r = bench(tmp_path / "out", tmp_path / "missing.py", "--peers", "none")
+    assert r.returncode == EXIT_USER_ERROR
+    assert "cannot read the workload" in r.stderr
