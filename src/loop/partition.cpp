@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <set>
 
@@ -298,12 +297,13 @@ class Partitioner {
     return out;
   }
 
-  // Trial build of a run's subgraph, with every computed value it holds as
-  // an output (a sufficient test: the real outputs are a subset).
+  // Trial build of a run's subgraph with the values no node of the run reads
+  // as its outputs. The real stage may have more outputs (values later
+  // stages read); build_sub decides Row or Naive again for it, so a trial
+  // that passes can still end as a Naive stage, never as a wrong one.
   bool fits_row_form(const std::vector<NodeId>& run) const {
     Stage s;
     s.nodes = run;
-    std::set<NodeId> in(run.begin(), run.end());
     std::set<NodeId> used;
     for (NodeId i : run)
       for (NodeId a : g_[i].args) used.insert(a);

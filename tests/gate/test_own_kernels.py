@@ -38,32 +38,28 @@ CHEAP_OPTIMISED = {"s6_silu", "s8_transpose", "s9_bmm", "m7_gqa_decode"}
 OPTIMISED = [w for w in ALL_WORKLOADS if ALL or w.stem in CHEAP_OPTIMISED]
 
 
-def compile_and_verify(spec, out_dir):
-    c = subprocess.run([str(AXON_BIN), "compile", str(spec), "-o", str(out_dir)],
-                       capture_output=True, text=True, timeout=300)
-    if c.returncode != 0:
-        return c, None
+def write_and_verify(write_cmd, spec, out_dir, timeout):
+    """Runs `write_cmd` (which writes out_dir/kernel.cpp), then `axon verify` on it."""
+    w = subprocess.run(write_cmd, capture_output=True, text=True, timeout=timeout)
+    if w.returncode != 0:
+        return w, None
     # Timing is skipped: the roofline check needs a quiet machine, and this
     # suite shares two cores with the others.
     v = subprocess.run([str(AXON_BIN), "verify", str(spec), str(out_dir / "kernel.cpp"), "--json", "--no-time"],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=timeout)
     try:
         return v, json.loads(v.stdout)
     except json.JSONDecodeError:
         return v, None
+
+
+def compile_and_verify(spec, out_dir):
+    return write_and_verify([str(AXON_BIN), "compile", str(spec), "-o", str(out_dir)], spec, out_dir, 600)
 
 
 def optimise_and_verify(spec, out_dir):
-    o = subprocess.run([str(AXON_BIN), "optimize", str(spec), "-o", str(out_dir), "--no-db", "--trials", "3",
-                        "--budget", "120"], capture_output=True, text=True, timeout=900)
-    if o.returncode != 0:
-        return o, None
-    v = subprocess.run([str(AXON_BIN), "verify", str(spec), str(out_dir / "kernel.cpp"), "--json", "--no-time"],
-                       capture_output=True, text=True, timeout=900)
-    try:
-        return v, json.loads(v.stdout)
-    except json.JSONDecodeError:
-        return v, None
+    return write_and_verify([str(AXON_BIN), "optimize", str(spec), "-o", str(out_dir), "--no-db", "--trials", "3",
+                             "--budget", "120"], spec, out_dir, 900)
 
 
 @pytest.fixture(scope="module")
@@ -88,9 +84,7 @@ def test_there_are_twenty_workloads():
     assert len(ALL_WORKLOADS) == 20, [w.name for w in ALL_WORKLOADS]
 
 
-@pytest.mark.parametrize("spec", WORKLOADS, ids=[w.stem for w in WORKLOADS])
-def test_naive_kernel_is_accepted(spec, verdicts):
-    proc, report = verdicts[spec].result()
+def assert_accepted(proc, report):
     detail = f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert report is not None, f"no JSON report\n{detail}"
     assert report["verdict"] == "accept", "rejected: " + "; ".join(
@@ -99,11 +93,11 @@ def test_naive_kernel_is_accepted(spec, verdicts):
     assert report["reasons"] == []
 
 
+@pytest.mark.parametrize("spec", WORKLOADS, ids=[w.stem for w in WORKLOADS])
+def test_naive_kernel_is_accepted(spec, verdicts):
+    assert_accepted(*verdicts[spec].result())
+
+
 @pytest.mark.parametrize("spec", OPTIMISED, ids=[w.stem for w in OPTIMISED])
-def test_optimised_kernel_is_accepted(spec, optimised_verdicts, tmp_path):
-    proc, report = optimised_verdicts[spec].result()
-    detail = f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    assert report is not None, f"no JSON report\n{detail}"
-    assert report["verdict"] == "accept", "rejected: " + "; ".join(
-        f"{r['code']}: {r['message']}" for r in report["reasons"]) + f"\n{detail}"
-    assert proc.returncode == 0, detail
+def test_optimised_kernel_is_accepted(spec, optimised_verdicts):
+    assert_accepted(*optimised_verdicts[spec].result())

@@ -6,73 +6,29 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <dlfcn.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <random>
 
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/emit_cpu.h"
-#include "frontend/spec.h"
+#include "cpu_test_support.h"
 #include "loop/row_kernel.h"
-#include "runtime/compile_shared.h"
-#include "runtime/loaded_kernel.h"
-#include "schedule/schedule.h"
-#include "target/target.h"
-#include "transforms/pipeline.h"
-#include "verify/run_check.h"
 
 namespace axon {
 namespace {
 
-ir::Graph load_workload(const std::string& name) {
-  frontend::SpecOptions o;
-  auto spec = frontend::load_spec(std::string(AXON_SOURCE_DIR) + "/bench/workloads/" + name + ".py", o);
-  return transforms::run_pipeline(std::move(spec.graph));
-}
-ir::Graph parse(const std::string& src) {
-  frontend::SpecOptions o;
-  auto spec = frontend::parse_spec("inline.py", src, o);
-  return transforms::run_pipeline(std::move(spec.graph));
-}
+using test::host;
+using test::load_workload;
+using test::parse;
+using test::targets;
 
-// OpenMP kernels pull in libgomp; when the last kernel is dlclosed its idle
-// worker threads would outlive the library. Pin it for the process.
-const bool kGompPinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NODELETE) != nullptr;
-
-const target::Target& host() {
-  static target::Target t = target::detect_host(false);
-  return t;
-}
-
-// Compiles emit_cpu(g, s, t), runs it once and returns the worst error / budget.
 void expect_correct(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t, const std::string& what) {
-  ASSERT_TRUE(kGompPinned);
-  ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
-  codegen::KernelSource k = codegen::emit_cpu(g, s, t);
-  if (std::getenv("AXON_CPU_TEST_DUMP")) std::fprintf(stderr, "%s\n", k.source.c_str());
-  runtime::CompileOptions co;
-  co.flags = codegen::cpu_compile_flags(t, true);
-  std::string so = runtime::compile_shared(k, co);
-  runtime::LoadedKernel kernel(so, k.entry);
-  verify::RunCheck r = verify::run_and_check(g, kernel, 7);
-  for (size_t i = 0; i < r.outputs.size(); ++i)
-    EXPECT_TRUE(r.outputs[i].cmp.ok()) << what << " output " << i << ": max error/budget "
-                                       << r.outputs[i].cmp.max_error_over_budget << " worst got "
-                                       << r.outputs[i].cmp.worst_got << " ref " << r.outputs[i].cmp.worst_ref;
+  test::expect_correct(g, s, t, what, 7);
 }
 
 schedule::Schedule random_schedule(const schedule::Space& sp, std::mt19937& rng) {
   schedule::Schedule s;
   for (const auto& k : sp.knobs) s[k.name] = k.values[rng() % k.values.size()];
   return s;
-}
-
-std::vector<target::Target> targets() {
-  std::vector<target::Target> ts = {host()};
-  if (host().isa.vector_bits() == 512) ts.push_back(target::restrict_to_avx2(host()));
-  return ts;
 }
 
 const char* kFused[] = {"s2_softmax", "s3_layernorm", "s4_rmsnorm", "s5_gelu", "s6_silu", "s7_rowsum", "m10_add_layernorm"};

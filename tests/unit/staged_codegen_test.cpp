@@ -6,47 +6,22 @@
 // default and random legal schedules, and on small graphs with odd sizes.
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
-
 #include <random>
+#include <set>
 #include <string>
 
 #include "codegen/cpu/emit_cpu.h"
 #include "codegen/cpu/staged_cpp.h"
-#include "frontend/spec.h"
+#include "cpu_test_support.h"
 #include "loop/partition.h"
-#include "runtime/compile_shared.h"
-#include "runtime/loaded_kernel.h"
-#include "schedule/schedule.h"
-#include "target/target.h"
-#include "transforms/pipeline.h"
-#include "verify/run_check.h"
 
 namespace axon {
 namespace {
 
-ir::Graph load_workload(const std::string& name) {
-  frontend::SpecOptions o;
-  auto spec = frontend::load_spec(std::string(AXON_SOURCE_DIR) + "/bench/workloads/" + name + ".py", o);
-  return transforms::run_pipeline(std::move(spec.graph));
-}
-ir::Graph parse(const std::string& src) {
-  frontend::SpecOptions o;
-  auto spec = frontend::parse_spec("inline.py", src, o);
-  return transforms::run_pipeline(std::move(spec.graph));
-}
-
-const bool kGompPinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NODELETE) != nullptr;
-
-const target::Target& host() {
-  static target::Target t = target::detect_host(false);
-  return t;
-}
-std::vector<target::Target> targets() {
-  std::vector<target::Target> ts = {host()};
-  if (host().isa.vector_bits() == 512) ts.push_back(target::restrict_to_avx2(host()));
-  return ts;
-}
+using test::host;
+using test::load_workload;
+using test::parse;
+using test::targets;
 
 std::string kinds(const loop::Partition& p) {
   std::string s;
@@ -55,18 +30,7 @@ std::string kinds(const loop::Partition& p) {
 }
 
 void expect_correct(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t, const std::string& what) {
-  ASSERT_TRUE(kGompPinned);
-  ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
-  codegen::KernelSource k = codegen::emit_cpu(g, s, t);
-  runtime::CompileOptions co;
-  co.flags = codegen::cpu_compile_flags(t, true);
-  std::string so = runtime::compile_shared(k, co);
-  runtime::LoadedKernel kernel(so, k.entry);
-  verify::RunCheck r = verify::run_and_check(g, kernel, 5);
-  for (size_t i = 0; i < r.outputs.size(); ++i)
-    EXPECT_TRUE(r.outputs[i].cmp.ok()) << what << " output " << i << ": max error/budget "
-                                       << r.outputs[i].cmp.max_error_over_budget << " worst got "
-                                       << r.outputs[i].cmp.worst_got << " ref " << r.outputs[i].cmp.worst_ref;
+  test::expect_correct(g, s, t, what, 5);
 }
 
 schedule::Schedule random_legal(const ir::Graph& g, const schedule::Space& sp, const target::Target& t,
@@ -77,6 +41,17 @@ schedule::Schedule random_legal(const ir::Graph& g, const schedule::Space& sp, c
     if (schedule::why_illegal(g, s, t).empty()) return s;
   }
   return schedule::default_schedule(sp);
+}
+
+// On every target: the default schedule and one random legal schedule.
+void expect_correct_default_and_random(const ir::Graph& g, const std::string& what, std::mt19937& rng) {
+  for (const auto& t : targets()) {
+    schedule::Space sp = schedule::schedule_space(g, t);
+    for (int rep = 0; rep < 2; ++rep) {
+      schedule::Schedule s = rep == 0 ? schedule::default_schedule(sp) : random_legal(g, sp, t, rng);
+      expect_correct(g, s, t, what + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
+    }
+  }
 }
 
 TEST(staged_codegen, workloadsGetTheExpectedStages) {
@@ -148,13 +123,7 @@ TEST(staged_codegen, oddContractionsWithRandomSchedules) {
     bool has_contraction = false;
     for (const auto& st : p.stages) has_contraction |= st.kind == loop::StageKind::Contraction;
     EXPECT_TRUE(has_contraction) << src << kinds(p);
-    for (const auto& t : targets()) {
-      schedule::Space sp = schedule::schedule_space(g, t);
-      for (int rep = 0; rep < 2; ++rep) {
-        schedule::Schedule s = rep == 0 ? schedule::default_schedule(sp) : random_legal(g, sp, t, rng);
-        expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
-      }
-    }
+    expect_correct_default_and_random(g, src, rng);
   }
 }
 
@@ -175,13 +144,7 @@ TEST(staged_codegen, layoutCopiesWithRandomSchedules) {
     ir::Graph g = parse(src);
     loop::Partition p = loop::partition_graph(g);
     EXPECT_NE(kinds(p).find("copy"), std::string::npos) << src << kinds(p);
-    for (const auto& t : targets()) {
-      schedule::Space sp = schedule::schedule_space(g, t);
-      for (int rep = 0; rep < 2; ++rep) {
-        schedule::Schedule s = rep == 0 ? schedule::default_schedule(sp) : random_legal(g, sp, t, rng);
-        expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
-      }
-    }
+    expect_correct_default_and_random(g, src, rng);
   }
   ir::Graph g = load_workload("s8_transpose");
   for (const auto& t : targets())
@@ -204,13 +167,7 @@ TEST(staged_codegen, repeatedRowsBoolInputsAndMasks) {
     std::string src = std::string("import numpy as np\n\n") + body;
     ir::Graph g = parse(src);
     EXPECT_NE(kinds(loop::partition_graph(g)).find("row"), std::string::npos) << src << kinds(loop::partition_graph(g));
-    for (const auto& t : targets()) {
-      schedule::Space sp = schedule::schedule_space(g, t);
-      for (int rep = 0; rep < 2; ++rep) {
-        schedule::Schedule s = rep == 0 ? schedule::default_schedule(sp) : random_legal(g, sp, t, rng);
-        expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
-      }
-    }
+    expect_correct_default_and_random(g, src, rng);
   }
   EXPECT_EQ(kinds(loop::partition_graph(parse(std::string("import numpy as np\n\n") + specs[2]))), "naive row");
 }

@@ -31,11 +31,10 @@ bool worth_staging(const loop::Partition& p) {
   return std::any_of(p.stages.begin(), p.stages.end(), [](const loop::Stage& s) { return s.kind != StageKind::Naive; });
 }
 
-}  // namespace
-
-schedule::Space schedule::schedule_space(const ir::Graph& g, const target::Target& t) {
-  Space sp;
-  loop::Partition p = loop::partition_graph(g);
+// The knobs of every stage of `p`, the partition of `g`.
+schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const target::Target& t) {
+  using schedule::Knob;
+  schedule::Space sp;
   if (p.whole_graph) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (k.ok) sp.knobs = codegen::row_stage_knobs(k, t, stage_prefix(0));
@@ -54,8 +53,15 @@ schedule::Space schedule::schedule_space(const ir::Graph& g, const target::Targe
   return sp;
 }
 
+}  // namespace
+
+schedule::Space schedule::schedule_space(const ir::Graph& g, const target::Target& t) {
+  return space_of(g, loop::partition_graph(g), t);
+}
+
 std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const target::Target& t) {
-  Space sp = schedule_space(g, t);
+  const loop::Partition p = loop::partition_graph(g);
+  const Space sp = space_of(g, p, t);
   for (const Knob& k : sp.knobs) {
     auto it = s.find(k.name);
     if (it == s.end()) return "knob " + k.name + " has no value";
@@ -67,7 +73,6 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
   for (const auto& [name, v] : s)
     if (name.size() > 8 && name.compare(name.size() - 8, 8, ".threads") == 0 && v > std::max(1, t.cores))
       return "knob " + name + " = " + std::to_string(v) + ": more threads than cores";
-  loop::Partition p = loop::partition_graph(g);
   if (p.whole_graph) return "";
   for (size_t i = 0; i < p.stages.size(); ++i) {
     if (p.stages[i].kind == StageKind::Copy) {
