@@ -58,17 +58,6 @@ std::string utc_now() {
   return buf;
 }
 
-// Total bytes of the last-level cache: the highest level, times its instances.
-double last_level_cache_bytes(const target::Target& t) {
-  const target::Cache* llc = nullptr;
-  for (const target::Cache& c : t.caches)
-    if (!llc || c.level > llc->level) llc = &c;
-  if (!llc || llc->bytes <= 0) return 32.0 * 1024 * 1024;  // a generous guess when hwloc says nothing
-  int share = std::max(1, llc->shared_by_cores);
-  int instances = std::max(1, (t.cores + share - 1) / share);
-  return static_cast<double>(llc->bytes) * instances;
-}
-
 std::string last_line(const fs::path& file) {
   std::ifstream f(file);
   std::string line, last;
@@ -354,7 +343,7 @@ json run_bench(const BenchOptions& opts) {
   runtime::pin_openmp_threads();
   say(cx, "probe: measuring the FMA peak and the streaming bandwidth");
   target::measure_peaks(cx.target);
-  double llc = last_level_cache_bytes(cx.target);
+  double llc = target::last_level_cache_bytes(cx.target);
   cx.cold_bytes = 2 * llc;
   const target::Peaks& pk = cx.target.peaks;
   char buf[256];

@@ -3,6 +3,7 @@
 // restriction, and the human-readable description `axon target` prints.
 // Detection lives in detect.cpp, the peak measurement in probe.cpp, the JSON
 // form in target_json.cpp.
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -104,6 +105,16 @@ std::string describe(const Target& t) {
     os << "peaks        not measured\n";
   os << "fingerprint  " << t.fingerprint() << "\n";
   return os.str();
+}
+
+double last_level_cache_bytes(const Target& t) {
+  const Cache* llc = nullptr;
+  for (const Cache& c : t.caches)
+    if (!llc || c.level > llc->level) llc = &c;
+  if (!llc || llc->bytes <= 0) return 32.0 * 1024 * 1024;  // a generous guess when hwloc says nothing
+  int share = std::max(1, llc->shared_by_cores);
+  int instances = std::max(1, (t.cores + share - 1) / share);
+  return static_cast<double>(llc->bytes) * instances;
 }
 
 }  // namespace axon::target

@@ -81,6 +81,10 @@ Target resolve_target(const std::string& override_file, bool avx2_only, bool pro
 /// The human-readable description `axon target` prints.
 std::string describe(const Target& t);
 
+/// Total bytes of the last-level cache (the highest level times its
+/// instances); 32 MiB when the description has no caches.
+double last_level_cache_bytes(const Target& t);
+
 /// The ISA flags that are set, space-separated ("avx2 fma avx512f ...").
 std::string isa_flags(const Isa& isa);
 

@@ -21,7 +21,7 @@ namespace axon::tuning {
 struct TuningKey {
   std::string graph;     // structural hash and types
   std::string target;    // Target::fingerprint()
-  std::string compiler;  // runtime::compiler_version
+  std::string compiler;  // runtime::compiler_version and codegen::kCodegenVersion
   std::string text() const;  // the three joined, the row key
 };
 

@@ -12,6 +12,12 @@
 #include "codegen/cpu/emit_cpu.h"
 #include "cpu_test_support.h"
 #include "loop/row_kernel.h"
+#include "runtime/compile_shared.h"
+#include "runtime/loaded_kernel.h"
+#include "verify/error_budget.h"
+#include "verify/inputs.h"
+#include "verify/kernel_io.h"
+#include "verify/run_check.h"
 
 namespace axon {
 namespace {
@@ -73,7 +79,7 @@ TEST(cpu_codegen, oddSizesWithRandomSchedules) {
       "    return np.where(X > 0.5, np.tanh(X), X / (1.0 + np.exp(-X))) + np.min(X, axis=-1, keepdims=True)\n",
   };
   std::mt19937 rng(11);
-  for (int cols : {7, 17, 23, 49}) {
+  for (int cols : {7, 17, 23, 49, 70, 150}) {
     for (const char* b : bodies) {
       std::string src = "import numpy as np\n\ndef f(X: \"f32[5, " + std::to_string(cols) + "]\", g: \"f32[" +
                         std::to_string(cols) + "]\"):\n" + b;
@@ -87,6 +93,44 @@ TEST(cpu_codegen, oddSizesWithRandomSchedules) {
           expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
         }
       }
+    }
+  }
+}
+
+// A NaN anywhere in a row makes its max, min and softmax NaN, wherever the
+// NaN falls: in the four-chain loop, the one-vector loop or the tail (the
+// vector max keeps its accumulator on NaN, so the emitter tracks NaN lanes).
+TEST(cpu_codegen, rowMaxAndMinPropagateNaNFromEveryPosition) {
+  const int cols = 150;
+  ir::Graph g = parse(
+      "import numpy as np\n\ndef f(X: \"f32[8, 150]\"):\n"
+      "    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n"
+      "    return e / np.sum(e, axis=-1, keepdims=True), np.min(X, axis=-1)\n");
+  for (const auto& t : targets()) {
+    schedule::Space sp = schedule::schedule_space(g, t);
+    codegen::KernelSource k = codegen::emit_cpu(g, schedule::default_schedule(sp), t);
+    runtime::CompileOptions co;
+    co.flags = codegen::cpu_compile_flags(t, true);
+    runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
+    std::vector<verify::Tensor> in = verify::random_inputs(g, 5);
+    const int nan_at[8] = {-1, 0, 17, 63, 64, 100, 130, 149};  // row 0 has none
+    for (int r = 0; r < 8; ++r)
+      if (nan_at[r] >= 0) in[0].data[r * cols + nan_at[r]] = std::nan("");
+    std::vector<verify::Tensor> ref = verify::interpret(g, in);
+    verify::KernelBuffers b = verify::make_buffers(g, in);
+    kernel.call(b.pointers());
+    for (size_t o = 0; o < 2; ++o) {
+      const ir::Type& ty = g[g.outputs[o]].type;
+      std::vector<double> got = verify::from_buffer(b.storage[1 + o].data(), ty.numel(), ty.dtype);
+      const int64_t per_row = ty.numel() / 8;
+      for (int r = 0; r < 8; ++r)
+        for (int64_t c = 0; c < per_row; ++c) {
+          const double want = ref[o].data[r * per_row + c], have = got[r * per_row + c];
+          ASSERT_EQ(std::isnan(want), r > 0) << "the reference, row " << r;
+          if (r > 0) ASSERT_TRUE(std::isnan(have)) << t.isa.vector_bits() << "-bit, output " << o << ", NaN at column "
+                                                    << nan_at[r] << ", element " << c << " is " << have;
+          else ASSERT_NEAR(have, want, 1e-5) << "row 0, output " << o << ", element " << c;
+        }
     }
   }
 }

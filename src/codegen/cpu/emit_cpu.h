@@ -18,6 +18,12 @@
 
 namespace axon::codegen {
 
+/// The version of the code emit_cpu writes for a schedule. The tuning
+/// database keys its rows by it: bump it whenever the same schedule starts
+/// to give different code, so that stored times are not read against new
+/// kernels.
+inline constexpr int kCodegenVersion = 2;
+
 KernelSource emit_cpu(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
 
 /// The compiler flags a kernel of emit_cpu needs for `t` (optimisation,

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "codegen/c_like/kernel_abi.h"
@@ -218,8 +219,12 @@ class Emitter {
       b << "#pragma omp parallel for num_threads(" << o_.threads << ") schedule(static"
         << (o_.row_block > 0 ? ", " + std::to_string(o_.row_block) : std::string()) << ")\n";
     }
+    plan_reuse();
     b << "  for (int64_t r = 0; r < " << k_.rows << "; ++r) {\n";
     const std::string in = "    ";
+    for (NodeId t : reuse_)
+      b << in << "alignas(64) float t" << t << "[" << padded_cols() << "];  // %" << t
+        << " of this row, computed in one pass and read by the later ones\n";
     for (NodeId i = 0; i < g_.size(); ++i) {
       if (!k_.live[i] || k_.level[i] != Level::PerRow || g_[i].op == Op::Param || g_[i].op == Op::Constant) continue;
       b << in << "// " << comment_text(print_node(g_, i)) << "\n";
@@ -309,7 +314,25 @@ class Emitter {
     const Node& nd = g_[id];
     std::vector<VExpr> args;
     for (size_t a = 0; a < nd.args.size(); ++a) args.push_back(operand(id, static_cast<int>(a), f, memo, body, in));
+    if (nd.op == Op::Div && f != Flavor::Scalar) {
+      // A divisor that is one scalar per row or per call: multiply by its
+      // reciprocal, which the compiler hoists out of the loop (a vector
+      // division per element costs more than the rest of a softmax pass;
+      // the extra rounding, under 1.5 ulp, is inside every budget).
+      NodeId c = id;
+      int idx = 1;
+      while (g_[g_[c].args[idx]].op == Op::Broadcast && !scalar_level(c, idx)) c = g_[c].args[idx], idx = 0;
+      if (scalar_level(c, idx)) {
+        const VExpr d = leaf_or_scalar(g_[c].args[idx], edge_level(c, idx), Flavor::Scalar);
+        return args[0] * mk(args[0], splat(f, "(1.0f / " + d.s + ")"));
+      }
+    }
     return body_of(nd, args, f);
+  }
+  // Operand idx of `consumer` is one scalar for the whole vector.
+  bool scalar_level(NodeId consumer, int idx) const {
+    const Level l = edge_level(consumer, idx);
+    return l == Level::PerRow || l == Level::Uniform;
   }
   VExpr body_of(const Node& nd, const std::vector<VExpr>& args, Flavor f) const {
     return ir::body<VExpr>(nd, args, VExpr{"", f});
@@ -326,6 +349,13 @@ class Emitter {
               const std::string& in) {
     auto it = memo->find(a);
     if (it != memo->end()) return VExpr{it->second, f};
+    if (bound_log_) bound_log_->insert(a);
+    if (stored_.count(a)) {  // an earlier pass left this row of %a in its scratch
+      std::string name = "v" + std::to_string(a);
+      *body << in << "const " << vtype(f) << " " << name << " = " << scratch_load(f, a) << ";\n";
+      (*memo)[a] = name;
+      return VExpr{name, f};
+    }
     VExpr v = node_value(a, f, memo, body, in);
     if (g_[a].op == Op::Reshape || g_[a].op == Op::Broadcast) {  // a new name for the same value
       (*memo)[a] = v.s;
@@ -334,19 +364,82 @@ class Emitter {
     std::string name = "v" + std::to_string(a);
     *body << in << "const " << vtype(f) << " " << name << " = " << v.s << ";\n";
     (*memo)[a] = name;
+    if (reuse_.count(a)) {
+      *body << in << scratch_store(f, a, name) << "\n";
+      storing_.insert(a);
+    }
     return VExpr{name, f};
+  }
+
+  // Row-level values worth keeping between passes: bound in two or more
+  // passes, and their recomputation would evaluate a transcendental or a
+  // division (softmax's exp(x - max) is summed in one pass and normalised in
+  // the next). Each gets a row-sized scratch on the stack, which stays in L1.
+  void plan_reuse() {
+    if (vec_ == Flavor::Scalar || k_.passes() < 2) return;
+    std::map<NodeId, int> passes_binding;
+    std::vector<NodeId> passes(k_.reductions.begin(), k_.reductions.end());
+    if (!k_.row_outputs.empty()) passes.push_back(-1);
+    for (NodeId p : passes) {
+      std::set<NodeId> log;
+      bound_log_ = &log;
+      std::ostringstream sink;
+      emit_loops(p, sink, "");
+      bound_log_ = nullptr;
+      for (NodeId a : log) ++passes_binding[a];
+    }
+    int64_t bytes = 0;
+    for (auto [a, n] : passes_binding) {
+      if (n < 2 || k_.level[a] != Level::Row || !costly(a)) continue;
+      if (bytes + padded_cols() * 4 > (int64_t{48} << 10)) break;  // keep the scratch in L1 and L2
+      reuse_.insert(a);
+      bytes += padded_cols() * 4;
+    }
+    storing_.clear();
+  }
+  // Whether evaluating %a at Row level runs a transcendental or a division.
+  bool costly(NodeId a) const {
+    const Node& nd = g_[a];
+    if (nd.op == Op::Param || nd.op == Op::Constant || k_.level[a] != Level::Row) return false;
+    if (has_property(nd.op, Transcendental) || nd.op == Op::Div) return true;
+    for (NodeId x : nd.args)
+      if (costly(x)) return true;
+    return false;
+  }
+  int64_t padded_cols() const { return (k_.cols + 15) / 16 * 16; }
+  std::string scratch_load(Flavor f, NodeId a) const {
+    const std::string p = "t" + std::to_string(a) + " + c";
+    switch (f) {
+      case Flavor::V512: return "_mm512_load_ps(" + p + ")";
+      case Flavor::V512Masked: return "_mm512_maskz_load_ps(m, " + p + ")";
+      case Flavor::V256: return "_mm256_load_ps(" + p + ")";
+      default: return "(" + p + ")[0]";
+    }
+  }
+  std::string scratch_store(Flavor f, NodeId a, const std::string& v) const {
+    const std::string p = "t" + std::to_string(a) + " + c";
+    switch (f) {
+      case Flavor::V512: return "_mm512_store_ps(" + p + ", " + v + ");";
+      case Flavor::V512Masked: return "_mm512_mask_store_ps(" + p + ", m, " + v + ");";
+      case Flavor::V256: return "_mm256_store_ps(" + p + ", " + v + ");";
+      default: return "(" + p + ")[0] = " + v + ";";
+    }
   }
 
   // The loops over c of one pass, in every flavour it needs. `red` >= 0: a
   // reduction folding into acc; -1: the pass that stores the row outputs.
   void emit_loops(NodeId red, std::ostringstream& b, const std::string& in) {
-    auto loop_body = [&](Flavor f, const std::string& in2) {
+    auto loop_body = [&](Flavor f, const std::string& in2, const std::string& vacc = "acc") {
       std::map<NodeId, std::string> memo;
       std::ostringstream body;
       if (red >= 0) {
         VExpr x = operand(red, 0, f, &memo, &body, in2);
         const Combine c = reduction_domain(g_, g_[red]).combine;
-        const std::string acc = f == Flavor::Scalar ? "acc_s" : "acc";
+        const std::string acc = f == Flavor::Scalar ? "acc_s" : vacc;
+        if ((c == Combine::Max || c == Combine::Min) && f != Flavor::Scalar) {
+          body << in2 << "const " << vtype(f) << " x = " << x.s << ";\n" << in2 << extremum_step(c, f, acc) << "\n";
+          return body.str();
+        }
         VExpr step = combine_step<VExpr>(c, VExpr{acc, f}, x);
         if (f == Flavor::V512Masked) body << in2 << acc << " = _mm512_mask_mov_ps(" << acc << ", m, " << step.s << ");\n";
         else body << in2 << acc << " = " << step.s << ";\n";
@@ -363,6 +456,18 @@ class Emitter {
     };
     const int w = lanes(vec_);
     b << in << "int64_t c = 0;\n";
+    if (red >= 0 && vec_ != Flavor::Scalar && k_.cols >= kAccumulators * w) {
+      // kAccumulators independent chains, so that the loop runs at the
+      // adder's throughput, not its latency (the fold is not reassociated
+      // by the compiler); emit_reduction combines them after the loop.
+      b << in << "for (; c + " << kAccumulators * w << " <= cols; c += " << kAccumulators * w << ") {\n";
+      b << in << "  const int64_t c_ = c;\n";
+      for (int a = 0; a < kAccumulators; ++a) {
+        b << in << "  {\n" << in << "    const int64_t c = c_ + " << a * w << ";\n";
+        b << loop_body(vec_, in + "    ", accumulator(a)) << in << "  }\n";
+      }
+      b << in << "}\n";
+    }
     if (vec_ != Flavor::Scalar) {
       if (o_.unroll > 1) b << "#pragma GCC unroll " << o_.unroll << "\n";
       b << in << "for (; c + " << w << " <= cols; c += " << w << ") {\n" << loop_body(vec_, in + "  ") << in << "}\n";
@@ -376,6 +481,25 @@ class Emitter {
     if (vec_ == Flavor::Scalar || k_.cols % w != 0)
       b << in << "for (; c < cols; ++c) {\n" << loop_body(Flavor::Scalar, in + "  ") << in << "}\n";
   }
+
+  // combine_step's max (min) for vectors, as two cheap instructions: the
+  // hardware max keeps acc when x is NaN, so NaN lanes are counted in
+  // `nan` and make the result NaN after the loop; ties keep acc, as the
+  // definition's gt(x, acc) ? x : acc does.
+  static std::string extremum_step(Combine c, Flavor f, const std::string& acc) {
+    const std::string op = c == Combine::Max ? "max" : "min";
+    switch (f) {
+      case Flavor::V512:
+        return acc + " = _mm512_" + op + "_ps(x, " + acc + "); nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);";
+      case Flavor::V512Masked:
+        return acc + " = _mm512_mask_" + op + "_ps(" + acc + ", m, x, " + acc +
+               "); nan |= _mm512_mask_cmp_ps_mask(m, x, x, _CMP_UNORD_Q);";
+      default:
+        return acc + " = _mm256_" + op + "_ps(x, " + acc + "); nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));";
+    }
+  }
+  static constexpr int kAccumulators = 4;
+  static std::string accumulator(int a) { return a == 0 ? "acc" : "acc" + std::to_string(a); }
 
   std::string store(Flavor f, const std::string& p, const std::string& v) const {
     switch (f) {
@@ -402,9 +526,23 @@ class Emitter {
     b << in << "float " << s << " = " << id << ";\n";
     b << in << "{\n";
     const std::string in2 = in + "  ";
-    if (vec_ != Flavor::Scalar) b << in2 << vtype(vec_) << " acc = " << splat(vec_, id) << ";\n";
+    const bool chains = vec_ != Flavor::Scalar && k_.cols >= kAccumulators * lanes(vec_);
+    if (vec_ != Flavor::Scalar) {
+      b << in2 << vtype(vec_) << " acc = " << splat(vec_, id);
+      for (int a = 1; chains && a < kAccumulators; ++a) b << ", " << accumulator(a) << " = acc";
+      b << ";\n";
+    }
+    const bool extremum = (c == Combine::Max || c == Combine::Min) && vec_ != Flavor::Scalar;
+    if (extremum) b << in2 << (vec_ == Flavor::V256 ? "__m256 nan = _mm256_setzero_ps();" : "__mmask16 nan = 0;") << "\n";
     b << in2 << "float acc_s = " << id << ";\n";
     emit_loops(red, b, in2);
+    end_pass();
+    if (chains) {  // fold the chains pairwise into acc
+      for (int step = 1; step < kAccumulators; step *= 2)
+        for (int a = 0; a + step < kAccumulators; a += 2 * step)
+          b << in2 << accumulator(a) << " = "
+            << combine_step<VExpr>(c, VExpr{accumulator(a), vec_}, VExpr{accumulator(a + step), vec_}).s << ";\n";
+    }
     VExpr sv{s, Flavor::Scalar};
     if (vec_ != Flavor::Scalar) {
       const int w = lanes(vec_);
@@ -414,13 +552,19 @@ class Emitter {
         << combine_step<VExpr>(c, sv, VExpr{"lanes[i]", Flavor::Scalar}).s << ";\n";
     }
     b << in2 << s << " = " << combine_step<VExpr>(c, sv, VExpr{"acc_s", Flavor::Scalar}).s << ";\n";
+    if (extremum) b << in2 << "if (" << (vec_ == Flavor::V256 ? "_mm256_movemask_ps(nan)" : "nan") << ") " << s << " = NAN;\n";
     b << in << "}\n";
+  }
+  void end_pass() {
+    stored_.insert(storing_.begin(), storing_.end());
+    storing_.clear();
   }
 
   void emit_pass(NodeId red, std::ostringstream& b) {
     const std::string in = "    ";
     b << in << "// the pass that writes the row outputs\n" << in << "{\n";
     emit_loops(red, b, in + "  ");
+    end_pass();
     if (o_.nt_store) b << in << "  _mm_sfence();\n";
     b << in << "}\n";
   }
@@ -430,6 +574,10 @@ class Emitter {
   RowKernelOptions o_;
   KernelAbi abi_;
   Flavor vec_;
+  std::set<NodeId> reuse_;    // Row values kept in a scratch row between passes
+  std::set<NodeId> stored_;   // ... already stored by a finished pass
+  std::set<NodeId> storing_;  // ... stored by the pass being emitted
+  std::set<NodeId>* bound_log_ = nullptr;  // plan_reuse's record of the values a pass binds
 };
 
 }  // namespace
