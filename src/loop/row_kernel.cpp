@@ -29,6 +29,22 @@ RowKernel fail(RowKernel k, const std::string& why) {
 
 }  // namespace
 
+int op_weight(Op op) {
+  switch (op) {
+    case Op::Exp: return 14;
+    case Op::Log: return 18;
+    case Op::Tanh: return 30;
+    case Op::Sqrt:
+    case Op::Div: return 4;
+    case Op::Pow:
+    case Op::Sin:
+    case Op::Cos: return 40;
+    case Op::Reshape:
+    case Op::Broadcast: return 0;
+    default: return 1;
+  }
+}
+
 RowKernel plan_row_kernel(const Graph& g) {
   RowKernel k;
   const int n = g.size();
@@ -105,7 +121,7 @@ RowKernel plan_row_kernel(const Graph& g) {
     }
     if (is_elementwise(nd.op)) {
       for (NodeId a : nd.args) need(a, l);
-      if (nd.op != Op::Param) k.ops_per_element += (l == Level::Row || l == Level::PerCol || l == Level::RowTile) ? 1 : 0;
+      if (nd.op != Op::Param) k.ops_per_element += (l == Level::Row || l == Level::PerCol || l == Level::RowTile) ? op_weight(nd.op) : 0;
     } else if (is_reduction(nd.op)) {
       const Type& in = g[nd.args[0]].type;
       if (l != Level::PerRow) return fail(k, at + ": only reductions to one value per row are fused");

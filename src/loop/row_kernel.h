@@ -52,11 +52,19 @@ struct RowKernel {
   /// Bytes moved to and from memory when each input is read once and each
   /// output written once.
   int64_t min_bytes = 0;
-  /// Elementwise ops evaluated per (r, c) summed over all passes (flop estimate).
+  /// Vector instructions per (r, c) of the elementwise ops at vector
+  /// levels: one per arithmetic op, the length of its routine for a
+  /// transcendental (op_weight); the compute half of the cost model.
   int64_t ops_per_element = 0;
   int passes() const { return static_cast<int>(reductions.size()) + (row_outputs.empty() ? 0 : 1); }
 };
 
 RowKernel plan_row_kernel(const ir::Graph& g);
+
+/// Vector instructions one element of `op` costs in a row kernel: 1 for
+/// + - * and compares; a division's throughput; the instruction count of
+/// the vector routine (codegen/cpu/vector_math.h) for exp, log, tanh, sqrt;
+/// a lane-by-lane libm call for the rest of the transcendentals.
+int op_weight(ir::Op op);
 
 }  // namespace axon::loop

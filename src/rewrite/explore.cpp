@@ -4,6 +4,7 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "loop/row_kernel.h"
 #include "rewrite/rewrite.h"
 
 namespace axon::rewrite {
@@ -41,8 +42,10 @@ Cost cost(const ir::Graph& g) {
       double f = 2;
       for (auto& [l, d] : size) f *= static_cast<double>(d);
       c.flops += f;
-    } else if (ir::is_elementwise(n.op) || ir::is_reduction(n.op)) {
-      c.flops += n.args.empty() ? written : elements(g[n.args[0]].type.shape);
+    } else if (ir::is_elementwise(n.op)) {
+      c.flops += written * loop::op_weight(n.op);
+    } else if (ir::is_reduction(n.op)) {
+      c.flops += elements(g[n.args[0]].type.shape);
     }
   }
   return c;

@@ -323,6 +323,40 @@ std::optional<Graph> online_softmax(const Graph& g, const Move& m) {
   return rebuild(g, rep);
 }
 
+// ---- tanh-via-exp: c + tanh(u) -> (c - 1) + 2 / (1 + exp(-2u)), the
+// constant folded away when c = 1 (GELU's 1 + tanh): one exp and one
+// division instead of tanh's polynomial, exp, division and select. Needs
+// the tanh-as-exp axiom. Only next to a constant, where the cancellation
+// of 2 / (1 + e) - 1 for small u is absorbed by c.
+
+// The value of a constant seen through reshapes and broadcasts; nullopt otherwise.
+std::optional<double> constant_value(const Graph& g, NodeId id) {
+  while (g[id].op == Op::Broadcast || g[id].op == Op::Reshape) id = g[id].args[0];
+  if (g[id].op != Op::Constant) return std::nullopt;
+  return g[id].attrs.value;
+}
+
+std::optional<Graph> tanh_via_exp(const Graph& g, const Move& m) {
+  NodeId add = m.site.at(0);
+  if (g[add].op != Op::Add || !ir::is_float(g[add].type.dtype)) return std::nullopt;
+  const int t = m.variant;  // the operand that is the tanh
+  NodeId th = g[add].args[t];
+  std::optional<double> c = constant_value(g, g[add].args[1 - t]);
+  if (g[th].op != Op::Tanh || !c) return std::nullopt;
+  std::map<NodeId, Builder> rep;
+  rep[add] = [&, th, c](Graph& ng, const std::vector<NodeId>& map) {
+    NodeId u = map[g[th].args[0]];
+    const ir::Type ty = ng[u].type;
+    auto splat = [&](double v) {
+      return ir::broadcast(ng, ir::reshape(ng, ir::constant(ng, v, ty.dtype), Shape(ty.shape.size(), 1)), ty.shape);
+    };
+    NodeId e = ir::unary(ng, Op::Exp, ir::binary(ng, Op::Mul, u, splat(-2.0)));
+    NodeId r = ir::binary(ng, Op::Div, splat(2.0), ir::binary(ng, Op::Add, splat(1.0), e));
+    return *c == 1.0 ? r : ir::binary(ng, Op::Add, splat(*c - 1.0), r);
+  };
+  return rebuild(g, rep);
+}
+
 std::string node_name(const Graph& g, NodeId id) {
   const Node& n = g[id];
   if (n.op == Op::Param) return g.params.at(n.attrs.ints.at(0)).name;
@@ -340,6 +374,7 @@ std::optional<Graph> apply_move(const Graph& g, const Move& m) {
     if (m.kind == "transpose-into-contraction") return transpose_into(g, m);
     if (m.kind == "unary-past-contraction") return unary_past(g, m);
     if (m.kind == "online-softmax") return online_softmax(g, m);
+    if (m.kind == "tanh-via-exp") return tanh_via_exp(g, m);
     if (m.kind == "library-rule") return apply_library_rule(g, m);
   } catch (const std::exception&) {
     return std::nullopt;  // the builders refused the shapes: the move does not apply here
@@ -395,6 +430,11 @@ std::vector<Move> candidate_moves(const Graph& g) {
         add({"reassociate", "A@(B@C) -> (A@B)@C at " + node_name(g, i), {i}, 1});
       }
     }
+    if (n.op == Op::Add)
+      for (int t = 0; t < 2; ++t)
+        if (g[n.args[t]].op == Op::Tanh)
+          add({"tanh-via-exp",
+               "c + tanh(u) as (c - 1) + 2 / (1 + exp(-2u)) at " + node_name(g, i) + " (one exp, no tanh)", {i}, t});
     if (n.op == Op::Add)
       add({"sum-of-contractions",
            "P@Q + R@S as one contraction [P R]@[Q; S] at " + node_name(g, i), {i}, 0});
@@ -477,6 +517,7 @@ verify::smt::ProofResult prove_move(const Graph& g, const Move& m, const Discove
   po.numeric_trials = o.numeric_trials;
   po.axioms = o.axioms;
   if (m.kind == "online-softmax") po.axioms = verify::smt::AxiomSet::exp_rules();
+  if (m.kind == "tanh-via-exp") po.axioms = verify::smt::AxiomSet{verify::smt::Axiom::TanhAsExp};
   try {
     return verify::smt::prove_equal(c, po);
   } catch (const std::exception& e) {

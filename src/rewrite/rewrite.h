@@ -41,8 +41,9 @@
 namespace axon::rewrite {
 
 /// FLOPs and bytes moved of a graph: an einsum costs 2 * the product of all
-/// its label sizes; elementwise ops and reductions one flop per input element
-/// read; bytes are 4 * (elements read + written) of every computing node
+/// its label sizes; an elementwise op loop::op_weight flops per element (a
+/// transcendental counts the length of its vector routine), a reduction one
+/// per input element read; bytes are 4 * (elements read + written) of every computing node
 /// (broadcast, reshape, constants and parameters are views and cost nothing
 /// themselves; their consumers read the broadcast size).
 struct Cost {

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "frontend/spec.h"
+#include "loop/row_kernel.h"
 #include "rewrite/rewrite.h"
 #include "transforms/pipeline.h"
 #include "verify/smt/proof_context.h"
@@ -95,6 +96,16 @@ TEST(rewrite_discover, RMSNormRowScalePastMatmul) {
   ir::Graph g = workload("m1_rmsnorm_matmul");
   Candidate c = must_find(g, "factor-out-of-contraction", "multiply by");
   EXPECT_LT(c.after_cost.bytes, c.before.bytes);
+}
+
+// GELU's 1 + tanh(u) as 2 / (1 + exp(-2u)): proved with the tanh-as-exp
+// axiom, and cheaper in the row kernel's cost model (one exp, no tanh).
+TEST(rewrite_discover, GeluTanhAsOneExp) {
+  ir::Graph g = workload("s5_gelu");
+  Candidate c = must_find(g, "tanh-via-exp");
+  loop::RowKernel before = loop::plan_row_kernel(g), after = loop::plan_row_kernel(c.after);
+  ASSERT_TRUE(before.ok && after.ok);
+  EXPECT_LT(after.ops_per_element, before.ops_per_element);
 }
 
 TEST(rewrite_discover, SoftmaxDivisionAfterMatmul) {

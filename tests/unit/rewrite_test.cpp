@@ -468,6 +468,34 @@ TEST(rewrite, RefusesOnlineSoftmaxRescaledTheWrongWay) {
       }));
 }
 
+// GELU (tanh form) with 1 + tanh(u) replaced by 2 / (1 + exp(k u)) * scale.
+RewriteCase gelu_case(const std::string& name, double k, double scale) {
+  return rewrite_case(
+      name, {"M", "N"}, [](const DimSizes& d) { return Params{{"x", {D(d, "M"), D(d, "N")}}}; },
+      [](Sketch& s, const DimSizes&) {
+        Id x = s.in("x");
+        Id u = s.mul(s.scalar(0.7978845608028654), s.add(x, s.mul(s.mul(s.mul(s.scalar(0.044715), x), x), x)));
+        s.output(s.mul(s.mul(s.scalar(0.5), x), s.add(s.scalar(1), s.tanh(u))));
+      },
+      [k, scale](Sketch& s, const DimSizes&) {
+        Id x = s.in("x");
+        Id u = s.mul(s.scalar(0.7978845608028654), s.add(x, s.mul(s.mul(s.mul(s.scalar(0.044715), x), x), x)));
+        Id e = s.exp(s.mul(u, s.scalar(k)));
+        s.output(s.mul(s.mul(s.scalar(0.5), x), s.div(s.scalar(scale), s.add(s.scalar(1), e))));
+      });
+}
+
+TEST(rewrite, GeluOnePlusTanhAsOneExp) {
+  expect_proved(gelu_case("gelu-tanh-as-exp", -2, 2), AxiomSet{Axiom::TanhAsExp});
+  // Without the axiom tanh is opaque: not provable (and not refutable).
+  ProofOptions o;
+  ProofResult r = prove_equal(gelu_case("gelu-tanh-as-exp-no-axiom", -2, 2), o);
+  EXPECT_EQ(r.status, ProofStatus::Unknown) << r.reason;
+}
+
+TEST(rewrite, RefusesGeluWithTheExponentsSignFlipped) { expect_refuted(gelu_case("gelu-exp-sign", 2, 2)); }
+TEST(rewrite, RefusesGeluWithTheFactorTwoDropped) { expect_refuted(gelu_case("gelu-factor-two", -2, 1)); }
+
 TEST(rewrite, RefusesOnlineSoftmaxWithUnscaledRowSums) {
   expect_refuted(rewrite_case(
       "online-softmax-sums-not-rescaled", {"M", "N1", "N2", "E"}, tiled_params,

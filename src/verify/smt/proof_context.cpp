@@ -78,9 +78,9 @@ bool is_identifier(const std::string& s) {
 }  // namespace
 
 std::string AxiomSet::str() const {
-  static const char* names[] = {"exp-of-sum", "exp-zero", "exp-positive", "sqrt-square", "log-of-exp", "tanh-odd"};
+  static const char* names[] = {"exp-of-sum", "exp-zero", "exp-positive", "sqrt-square", "log-of-exp", "tanh-odd", "tanh-as-exp"};
   std::string s;
-  for (int i = 0; i < 6; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(names)); ++i)
     if (bits_ & (1u << i)) s += (s.empty() ? "" : ", ") + std::string(names[i]);
   return s.empty() ? "none" : s;
 }

@@ -40,6 +40,7 @@ enum class Axiom : uint32_t {
   SqrtSquare = 1u << 3,  // a >= 0  ->  sqrt(a) * sqrt(a) = a  and  sqrt(a) >= 0
   LogOfExp = 1u << 4,    // log(exp(a)) = a
   TanhOdd = 1u << 5,     // tanh(-a) = -tanh(a)
+  TanhAsExp = 1u << 6,   // tanh(a) (1 + exp(-2a)) = 1 - exp(-2a), and exp(-2a) > 0
 };
 
 class AxiomSet {
@@ -55,7 +56,9 @@ class AxiomSet {
   bool has(Axiom a) const { return (bits_ & static_cast<uint32_t>(a)) != 0; }
   /// ExpOfSum, ExpZero and ExpPositive.
   static AxiomSet exp_rules() { return {Axiom::ExpOfSum, Axiom::ExpZero, Axiom::ExpPositive}; }
-  static AxiomSet all() { return exp_rules().add(Axiom::SqrtSquare).add(Axiom::LogOfExp).add(Axiom::TanhOdd); }
+  static AxiomSet all() {
+    return exp_rules().add(Axiom::SqrtSquare).add(Axiom::LogOfExp).add(Axiom::TanhOdd).add(Axiom::TanhAsExp);
+  }
   /// "exp-of-sum, exp-zero" or "none".
   std::string str() const;
 

@@ -96,6 +96,12 @@ z3::expr Z3Translator::atom(const AtomRef& a, const Env& env, Query& q) {
       if (a->name == "exp" && ax.has(Axiom::ExpPositive)) q.facts.push_back(app > 0);
       if (a->name == "sqrt" && ax.has(Axiom::SqrtSquare))
         q.facts.push_back(z3::implies(args[0] >= 0, app * app == args[0] && app >= 0));
+      if (a->name == "tanh" && ax.has(Axiom::TanhAsExp)) {
+        // The same exp as the graphs' own exp atoms: congruence links
+        // exp(-2a) here to an exp of an argument equal to -2a there.
+        z3::expr e = function("exp", 1, false)(c.real_val(-2) * args[0]);
+        q.facts.push_back(app * (1 + e) == 1 - e && e > 0);
+      }
       return app;
     }
     case AtomKind::Recip: return c.real_val(1) / poly(a->args[0], env, q);
