@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "frontend/spec.h"
 #include "ir/graph.h"
 #include "verify/error_budget.h"
 #include "verify/inputs.h"
@@ -116,6 +117,55 @@ TEST(error_budget, NonFiniteMustMatchExactly) {
   EXPECT_FALSE(axon::verify::compare_with_budget({-INFINITY, NAN, 1.0}, ref, bound).ok());
   EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY, 0.0, 1.0}, ref, bound).ok());
   EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY, NAN, NAN}, ref, bound).ok());
+}
+
+// A NaN bound is a gap in the bounds, not a licence to be wrong.
+TEST(error_budget, NaNBoundPassesOnlyExactResults) {
+  Tensor ref{Type{DType::F32, {2}}, {1.0, 2.0}};
+  Tensor bound{Type{DType::F32, {2}}, {NAN, 0}};
+  EXPECT_TRUE(axon::verify::compare_with_budget({1.0, 2.0}, ref, bound).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({1.5, 2.0}, ref, bound).ok());
+}
+
+Graph spec_graph(const std::string& src) {
+  return axon::frontend::parse_spec("inline.py", src, {}).graph;
+}
+
+// Causal attention masks scores with -inf: exp(-inf - m) is exactly 0, and
+// its bound must be 0 too (it was 0 * inf = NaN, which made the whole
+// output's budget NaN and every finite answer pass).
+TEST(error_budget, MaskedSoftmaxHasFiniteBoundsThatCatchAWrongAnswer) {
+  Graph g = spec_graph(
+      "import numpy as np\n\ndef f(s: \"f32[6, 6]\", V: \"f32[6, 3]\"):\n"
+      "    mask = np.triu(np.ones((6, 6), dtype=bool), k=1)\n"
+      "    s = np.where(mask, -np.inf, s)\n"
+      "    m = np.max(s, axis=-1, keepdims=True)\n    e = np.exp(s - m)\n"
+      "    return (e / np.sum(e, axis=-1, keepdims=True)) @ V\n");
+  auto in = axon::verify::random_inputs(g, 3);
+  auto ref = axon::verify::interpret(g, in);
+  auto bound = axon::verify::error_bounds(g, in);
+  for (double b : bound[0].data) EXPECT_TRUE(std::isfinite(b)) << b;
+  std::vector<double> wrong = ref[0].data;
+  wrong[7] += 1e-3 * (1 + std::fabs(wrong[7]));
+  EXPECT_TRUE(axon::verify::compare_with_budget(ref[0].data, ref[0], bound[0]).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget(wrong, ref[0], bound[0]).ok());
+}
+
+// silu(x) = x / (1 + exp(-x)) with exp(-x) past the f32 range: the kernel's
+// denominator is inf and its result 0, so the bound is about |silu(x)|, not
+// infinite (an infinite one spread through the gated MLP's matmul to every
+// output).
+TEST(error_budget, OverflowingDenominatorIsBoundedByTheValue) {
+  Graph g = spec_graph("import numpy as np\n\ndef f(x: \"f32[4]\"):\n    return x / (1.0 + np.exp(-x))\n");
+  Tensor in = t({4}, {-100.0, -89.0, -50.0, 3.0});
+  auto ref = axon::verify::interpret(g, {in});
+  auto bound = axon::verify::error_bounds(g, {in});
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(std::isfinite(bound[0].data[i])) << i;
+    EXPECT_LE(bound[0].data[i], std::fabs(ref[0].data[i]) + std::ldexp(1.0, -125)) << i;
+  }
+  EXPECT_TRUE(axon::verify::compare_with_budget({-0.0, -0.0, ref[0].data[2], ref[0].data[3]}, ref[0], bound[0]).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({-1e-3, -0.0, ref[0].data[2], ref[0].data[3]}, ref[0], bound[0]).ok());
 }
 
 TEST(interpreter, Bf16RoundsOnceFromDouble) {
