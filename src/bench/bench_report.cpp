@@ -104,7 +104,7 @@ std::string bench_markdown(const json& b) {
     const json& a = w["axon"];
     std::string best = str(w, "best_peer");
     o << " " << fmt("%.2f", fraction(a, "roofline")) << " | " << fmt("%.2f", fraction(a, "bandwidth")) << " | "
-      << fmt("%.3f", fraction(a, "fma")) << " | "
+      << fmt("%.3g", fraction(a, "fma")) << " | "
       << (best.empty() ? std::string("no peer timed") : fmt("%.2fx", num(w, "speedup_vs_best_peer")) + " (" + best + ")")
       << " |\n";
   }
@@ -148,8 +148,9 @@ std::string bench_csv(const json& b) {
       const json& row = w.contains("peers") && w["peers"].contains(p) ? w["peers"][p] : json::object();
       o << "," << ms(row, "median_ms") << "," << csv_field(str(row, "status")) << "," << row.value("copies", 0);
     }
-    o << "," << fmt("%.4f", fraction(a, "roofline")) << "," << fmt("%.4f", fraction(a, "bandwidth")) << ","
-      << fmt("%.4f", fraction(a, "fma")) << "," << str(w, "best_peer") << "," << fmt("%.4f", num(w, "speedup_vs_best_peer"))
+    // Significant digits, not decimals: a softmax's fraction of the FMA peak is far below 1e-4.
+    o << "," << fmt("%.4g", fraction(a, "roofline")) << "," << fmt("%.4g", fraction(a, "bandwidth")) << ","
+      << fmt("%.4g", fraction(a, "fma")) << "," << str(w, "best_peer") << "," << fmt("%.4g", num(w, "speedup_vs_best_peer"))
       << "," << fmt("%.3f", num(pk, "stream_gbs_all")) << "," << fmt("%.3f", num(pk, "fma_gflops_all")) << ","
       << csv_field(str(w, "error")) << "\n";
   }

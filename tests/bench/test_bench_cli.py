@@ -103,3 +103,11 @@ def test_unreadable_workload_is_a_user_error(tmp_path):
     r = bench(tmp_path / "out", tmp_path / "missing.py", "--peers", "none")
     assert r.returncode == EXIT_USER_ERROR
     assert "cannot read the workload" in r.stderr
+
+
+def test_csv_fractions_match_the_json(run):
+    # The CSV keeps significant digits, so a fraction far below 1e-4 (a softmax against the FMA peak) is not 0.
+    (row,) = csv.DictReader((run["out"] / "bench.csv").open())
+    f = run["json"]["workloads"][0]["axon"]["fraction"]
+    for k in ["roofline", "bandwidth", "fma"]:
+        assert float(row[f"axon_fraction_{k}"]) == pytest.approx(f[k], rel=1e-3), k
