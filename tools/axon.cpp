@@ -457,6 +457,8 @@ int main(int argc, char** argv) {
   bench->add_option("--peers", bf.peers, "comma list of peers (default numpy,torch,torch.compile,jax; none: no peers)");
   bench->add_option("--db", bf.opts.db_path, "tuning database file (default: $AXON_DB or ~/.cache/axon/tuning.sqlite)");
   bench->add_flag("--no-db", bf.no_db, "neither read nor write the tuning database");
+  bench->add_flag("--ablate-rewrites", bf.opts.ablate_rewrites,
+                  "also optimize without rewrites and time both winners side by side");
   bench->add_option("--min-seconds", bf.opts.min_seconds, "timed seconds per kernel and per peer, at least");
   bench->add_option("--target", bf.opts.target_file, "a JSON file whose fields override the detected target");
 

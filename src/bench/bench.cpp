@@ -13,6 +13,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "analysis/cost.h"
 #include "codegen/c_like/naive_cpp.h"
@@ -212,14 +213,32 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   oo.db_path = cx.opts.db_path;
   oo.use_db = cx.opts.use_db;
   oo.interrupt = cx.opts.interrupt;
+  auto summary = [](const optimize::OptimizeResult& r) {
+    json applied = json::array();
+    if (r.report.contains("rewrites"))
+      for (const json& a : r.report["rewrites"].value("applied", json::array())) applied.push_back(a.value("rule", ""));
+    return json{{"variant", r.report.value("variant", "")}, {"from_db", r.from_db},
+                {"stop_reason", r.stop_reason},              {"search_axon_ms", r.axon_ms},
+                {"search_naive_ms", r.naive_ms},             {"schedule", r.report.value("schedule", json())},
+                {"rewrites_applied", applied}};
+  };
   optimize::OptimizeResult r = optimize::optimize(g, oo);
   bool axon_is_naive = r.report.value("variant", "") == "naive";
-  w["optimize"] = {{"variant", r.report.value("variant", "")}, {"from_db", r.from_db},
-                   {"stop_reason", r.stop_reason},              {"search_axon_ms", r.axon_ms},
-                   {"search_naive_ms", r.naive_ms},             {"schedule", r.report.value("schedule", json())}};
+  w["optimize"] = summary(r);
   if (interrupted(cx)) return stopped(std::move(w));
 
-  say(cx, name + ": timing axon and naive, cold inputs");
+  std::optional<optimize::OptimizeResult> plain;  // the winner without rewrites (ablation)
+  if (cx.opts.ablate_rewrites) {
+    say(cx, name + ": optimizing without rewrites (budget " + std::to_string(static_cast<int>(cx.opts.budget_s)) +
+                " s)");
+    oo.rewrites = false;
+    plain = optimize::optimize(g, oo);
+    w["optimize_no_rewrites"] = summary(*plain);
+    if (interrupted(cx)) return stopped(std::move(w));
+  }
+
+  say(cx, name + (plain ? ": timing axon, axon without rewrites and naive, cold inputs"
+                         : ": timing axon and naive, cold inputs"));
   runtime::MeasureOptions mo;
   mo.flags = codegen::cpu_compile_flags(cx.target, true);
   mo.check_inputs = 1;
@@ -227,18 +246,25 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   mo.cold_bytes = cx.cold_bytes;
   runtime::Measurer m(g, mo);
   std::vector<codegen::KernelSource> ks = {r.kernel};
+  if (plain) ks.push_back(plain->kernel);
   if (!axon_is_naive) ks.push_back(codegen::emit_naive_cpp(g));
   std::vector<runtime::Measurement> ms = m.measure(ks);
   w["axon"] = kernel_row(ms[0]);
   w["naive"] = kernel_row(ms.back());
   if (axon_is_naive) w["naive"]["same_kernel_as_axon"] = true;
+  if (plain) {
+    w["axon_no_rewrites"] = kernel_row(ms[1]);
+    double with_ms = w["axon"].value("ms", 0.0), without_ms = w["axon_no_rewrites"].value("ms", 0.0);
+    w["rewrites_speedup"] = with_ms > 0 && without_ms > 0 ? without_ms / with_ms : 0.0;
+  }
   if (interrupted(cx)) return stopped(std::move(w));
 
   if (!cx.opts.peers.empty()) say(cx, name + ": peers (" + join(cx.opts.peers, ", ") + ")");
   w["peers"] = run_peers(cx, g, spec_path, m, name);
   if (interrupted(cx)) return stopped(std::move(w));
 
-  for (const char* k : {"axon", "naive"}) w[k]["fraction"] = fractions(w[k].value("ms", 0.0), cost, floor_ms, pk);
+  for (const char* k : {"axon", "naive", "axon_no_rewrites"})
+    if (w.contains(k)) w[k]["fraction"] = fractions(w[k].value("ms", 0.0), cost, floor_ms, pk);
   std::string best;
   double best_ms = 0;
   for (auto& [p, row] : w["peers"].items()) {
@@ -292,6 +318,11 @@ std::string summary_line(const json& w) {
                 a.contains("fraction") ? a["fraction"].value("roofline", 0.0) : 0.0,
                 a.contains("fraction") ? a["fraction"].value("bandwidth", 0.0) : 0.0, w["naive"].value("ms", 0.0));
   std::string s = buf;
+  if (w.contains("axon_no_rewrites")) {
+    std::snprintf(buf, sizeof buf, ", without rewrites %.4g ms (rewrites %.2fx)", w["axon_no_rewrites"].value("ms", 0.0),
+                  w.value("rewrites_speedup", 0.0));
+    s += buf;
+  }
   for (const auto& [p, row] : w["peers"].items()) {
     s += ", " + p + " ";
     if (row.value("status", "") == "ok") {
@@ -362,6 +393,7 @@ json run_bench(const BenchOptions& opts) {
   b["budget_s"] = opts.budget_s;
   b["min_seconds"] = opts.min_seconds;
   b["use_db"] = opts.use_db;
+  b["ablate_rewrites"] = opts.ablate_rewrites;
   b["peers"] = opts.peers;
   b["harness_dir"] = cx.harness.string();
   b["workloads"] = json::array();

@@ -9,7 +9,10 @@
 /// in cache), then run bench/harness/peers.py on the same inputs with the
 /// same rotation. The hardware probe (target::measure_peaks) runs once, at
 /// the start. A peer that is missing or fails keeps its row, with its status;
-/// a workload that fails keeps its row, with the error. Results are written
+/// a workload that fails keeps its row, with the error. With ablate_rewrites,
+/// optimize runs a second time with rewrites off (same budget, same seed),
+/// and both winners are timed in the same Measurer, interleaved with the
+/// naive kernel, so "rewrites_speedup" is a ratio from one run. Results are written
 /// after every workload, so an interrupted run leaves what it finished.
 #pragma once
 
@@ -32,6 +35,7 @@ struct BenchOptions {
   std::string target_file;          // JSON override of the detected target (peaks are probed anyway)
   std::string python = "python3";   // runs peers.py and plot.py
   std::string harness_dir;          // holds peers.py and plot.py; empty: found (see find_harness_dir)
+  bool ablate_rewrites = false;     // also optimize without rewrites and time both winners side by side
   std::string command;              // the command line, recorded in the outputs
   const std::atomic<bool>* interrupt = nullptr;     // set (SIGINT): stop after the current step
   std::function<void(const std::string&)> on_line;  // progress lines (one per workload and step)

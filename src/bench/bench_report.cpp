@@ -54,6 +54,14 @@ std::vector<std::string> peer_names(const json& b) {
   return v;
 }
 
+// The rules of the rewrites that produced optimize's winner, joined by " + "; "none" when it is the original graph.
+std::string applied_rules(const json& opt) {
+  std::string s;
+  for (const json& r : opt.value("rewrites_applied", json::array()))
+    if (r.is_string()) s += (s.empty() ? "" : " + ") + r.get<std::string>();
+  return s.empty() ? "none" : s;
+}
+
 }  // namespace
 
 std::string bench_markdown(const json& b) {
@@ -118,6 +126,22 @@ std::string bench_markdown(const json& b) {
     for (const auto& n : naive_rows) o << " " << n;
     o << ".\n";
   }
+  if (b.value("ablate_rewrites", false)) {
+    o << "\n## Rewrites ablation\n\n"
+         "Each workload optimized twice, with and without the proved rewrites (same budget, same seed); both winners "
+         "timed here side by side with cold inputs. Speedup = ms without / ms with (above 1: the rewrites helped).\n\n"
+         "| workload | axon ms | axon ms without rewrites | speedup from rewrites | rewrites in the winner | "
+         "search ms with / without |\n|---|---:|---:|---:|---|---|\n";
+    for (const json& w : b["workloads"]) {
+      if (w.contains("error") || !w.contains("axon_no_rewrites")) continue;
+      o << "| " << str(w, "name") << " | " << time_cell(w["axon"], "ms", true) << " | "
+        << time_cell(w["axon_no_rewrites"], "ms", true) << " | "
+        << (num(w, "rewrites_speedup") > 0 ? fmt("%.2fx", num(w, "rewrites_speedup")) : std::string("-")) << " | "
+        << cell(applied_rules(w.value("optimize", json::object())), 120) << " | "
+        << fmt("%.4g", num(w["optimize"], "search_axon_ms")) << " / "
+        << fmt("%.4g", num(w.value("optimize_no_rewrites", json::object()), "search_axon_ms")) << " |\n";
+    }
+  }
   if (!notes.empty()) {
     o << "\nStatuses in full:\n\n";
     for (const auto& n : notes) o << "- " << n << "\n";
@@ -132,7 +156,7 @@ std::string bench_csv(const json& b) {
        "naive_status";
   for (const auto& p : peers) o << "," << p << "_ms," << p << "_status," << p << "_copies";
   o << ",axon_fraction_roofline,axon_fraction_bandwidth,axon_fraction_fma,best_peer,speedup_vs_best_peer,"
-       "stream_gbs,fma_gflops,error\n";
+       "stream_gbs,fma_gflops,axon_no_rewrites_ms,rewrites_speedup,rewrites_applied,error\n";
   const json& pk = b["probe"];
   for (const json& w : b["workloads"]) {
     const json& a = w.value("axon", json::object());
@@ -151,8 +175,13 @@ std::string bench_csv(const json& b) {
     // Significant digits, not decimals: a softmax's fraction of the FMA peak is far below 1e-4.
     o << "," << fmt("%.4g", fraction(a, "roofline")) << "," << fmt("%.4g", fraction(a, "bandwidth")) << ","
       << fmt("%.4g", fraction(a, "fma")) << "," << str(w, "best_peer") << "," << fmt("%.4g", num(w, "speedup_vs_best_peer"))
-      << "," << fmt("%.3f", num(pk, "stream_gbs_all")) << "," << fmt("%.3f", num(pk, "fma_gflops_all")) << ","
-      << csv_field(str(w, "error")) << "\n";
+      << "," << fmt("%.3f", num(pk, "stream_gbs_all")) << "," << fmt("%.3f", num(pk, "fma_gflops_all")) << ",";
+    if (w.contains("axon_no_rewrites"))  // only in an ablation run (--ablate-rewrites)
+      o << ms(w["axon_no_rewrites"], "ms") << "," << fmt("%.4g", num(w, "rewrites_speedup")) << ","
+        << csv_field(applied_rules(opt));
+    else
+      o << ",,";
+    o << "," << csv_field(str(w, "error")) << "\n";
   }
   return o.str();
 }

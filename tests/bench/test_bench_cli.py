@@ -111,3 +111,25 @@ def test_csv_fractions_match_the_json(run):
     f = run["json"]["workloads"][0]["axon"]["fraction"]
     for k in ["roofline", "bandwidth", "fma"]:
         assert float(row[f"axon_fraction_{k}"]) == pytest.approx(f[k], rel=1e-3), k
+
+
+def test_rewrites_ablation_times_both_winners_side_by_side(tmp_path):
+    # (A@B)@C with a thin C: the proved reassociation does 64x fewer FLOPs, so the
+    # winner with rewrites must be measurably faster than the one without.
+    spec = SOURCE_DIR / "tests" / "optimize" / "specs" / "small_chain.py"
+    r = bench(tmp_path, spec, "--budget", "3", "--no-db", "--peers", "none", "--min-seconds", "0.02",
+              "--ablate-rewrites")
+    assert r.returncode == EXIT_OK, r.stderr
+    b = json.loads((tmp_path / "bench.json").read_text())
+    assert b["ablate_rewrites"] is True
+    (w,) = b["workloads"]
+    assert w["axon"]["status"] == "ok" and w["axon_no_rewrites"]["status"] == "ok"
+    assert "reassociate" in w["optimize"]["rewrites_applied"]
+    assert w["optimize_no_rewrites"]["rewrites_applied"] == []
+    assert w["rewrites_speedup"] == pytest.approx(w["axon_no_rewrites"]["ms"] / w["axon"]["ms"], rel=1e-9)
+    assert w["rewrites_speedup"] > 1.3, w
+    (row,) = csv.DictReader((tmp_path / "bench.csv").open())
+    assert float(row["rewrites_speedup"]) == pytest.approx(w["rewrites_speedup"], rel=1e-3)
+    assert row["rewrites_applied"] == " + ".join(w["optimize"]["rewrites_applied"])
+    md = (tmp_path / "bench.md").read_text()
+    assert "## Rewrites ablation" in md and "| small_chain |" in md.split("## Rewrites ablation")[1]
