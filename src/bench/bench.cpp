@@ -263,6 +263,23 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   w["peers"] = run_peers(cx, g, spec_path, m, name);
   if (interrupted(cx)) return stopped(std::move(w));
 
+  // A/B/A: axon's kernel again after the peers, so that a shift of the
+  // machine between the two shows, and the comparison uses the slower of
+  // axon's two medians (never the luckier one).
+  if (!cx.opts.peers.empty() && w["axon"].value("status", "") == "ok") {
+    say(cx, name + ": timing axon again, after the peers");
+    runtime::Measurement again = m.measure({r.kernel})[0];
+    json& a = w["axon"];
+    double before = a.value("ms", 0.0);
+    a["ms_before_peers"] = before;
+    if (again.verified) {
+      a["ms_after_peers"] = again.ms;
+      if (again.ms > before) a["ms"] = again.ms;
+    } else {
+      a["after_peers_status"] = "failed: " + again.error;
+    }
+  }
+
   for (const char* k : {"axon", "naive", "axon_no_rewrites"})
     if (w.contains(k)) w[k]["fraction"] = fractions(w[k].value("ms", 0.0), cost, floor_ms, pk);
   std::string best;

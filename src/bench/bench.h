@@ -7,7 +7,9 @@
 /// inputs (runtime::Measurer with cold_bytes = twice the last-level cache:
 /// enough copies of every buffer are rotated that no call finds its inputs
 /// in cache), then run bench/harness/peers.py on the same inputs with the
-/// same rotation. The hardware probe (target::measure_peaks) runs once, at
+/// same rotation, then time axon's winner once more (A/B/A): its reported
+/// ms is the slower of its medians before and after the peers, so a claim
+/// against a peer never rests on axon's luckier timing. The hardware probe (target::measure_peaks) runs once, at
 /// the start. A peer that is missing or fails keeps its row, with its status;
 /// a workload that fails keeps its row, with the error. With ablate_rewrites,
 /// optimize runs a second time with rewrites off (same budget, same seed),

@@ -69,6 +69,9 @@ def test_probe_and_numbers_positive(run):
         assert f["roofline"] > 0 and f["bandwidth"] > 0 and f["fma"] > 0
         # floor = max(flops / FMA peak, bytes / bandwidth), so its fraction is the larger one
         assert f["roofline"] == pytest.approx(max(f["bandwidth"], f["fma"]), rel=1e-6)
+    a = w["axon"]
+    assert a["ms_before_peers"] > 0 and a["ms_after_peers"] > 0
+    assert a["ms"] == max(a["ms_before_peers"], a["ms_after_peers"])  # A/B/A: the slower one counts
     numpy = w["peers"]["numpy"]
     assert numpy["status"] == "ok", numpy
     assert numpy["median_ms"] > 0 and numpy["copies"] >= 2
