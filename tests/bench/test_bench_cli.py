@@ -120,7 +120,7 @@ def test_rewrites_ablation_times_both_winners_side_by_side(tmp_path):
     # (A@B)@C with a thin C: the proved reassociation does 64x fewer FLOPs, so the
     # winner with rewrites must be measurably faster than the one without.
     spec = SOURCE_DIR / "tests" / "optimize" / "specs" / "small_chain.py"
-    r = bench(tmp_path, spec, "--budget", "3", "--no-db", "--peers", "none", "--min-seconds", "0.02",
+    r = bench(tmp_path, spec, "--budget", "8", "--no-db", "--peers", "none", "--min-seconds", "0.02",
               "--ablate-rewrites")
     assert r.returncode == EXIT_OK, r.stderr
     b = json.loads((tmp_path / "bench.json").read_text())
