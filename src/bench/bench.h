@@ -9,13 +9,15 @@
 /// in cache), then run bench/harness/peers.py on the same inputs with the
 /// same rotation, then time axon's winner once more (A/B/A): its reported
 /// ms is the slower of its medians before and after the peers, so a claim
-/// against a peer never rests on axon's luckier timing. The hardware probe (target::measure_peaks) runs once, at
-/// the start. A peer that is missing or fails keeps its row, with its status;
-/// a workload that fails keeps its row, with the error. With ablate_rewrites,
-/// optimize runs a second time with rewrites off (same budget, same seed),
-/// and both winners are timed in the same Measurer, interleaved with the
-/// naive kernel, so "rewrites_speedup" is a ratio from one run. Results are written
-/// after every workload, so an interrupted run leaves what it finished.
+/// against a peer never rests on axon's luckier timing. The hardware probe
+/// (target::measure_peaks) runs once, at the start. A peer that is missing
+/// or fails keeps its row, with its status; a workload that fails keeps its
+/// row, with the error. With ablate_rewrites, optimize runs a second time
+/// with rewrites off (same budget, same seed), and both winners are timed in
+/// the same Measurer, interleaved with the naive kernel, so
+/// "rewrites_speedup" is a ratio from one run (the before-peers pair).
+/// Results are written after every workload, so an interrupted run leaves
+/// what it finished.
 #pragma once
 
 #include <atomic>
