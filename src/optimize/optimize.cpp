@@ -181,8 +181,8 @@ std::string fmt_ms(double s) {
 // predicts two layouts of the same work alike).
 constexpr double kPredictedSlack = 1.1;
 
-// Picks the variants worth a share of the search (indices into `vs`, the
-// original, vs[0], first). A variant is worth it when the cost model
+// Picks the variants worth a share of the search (indices into `vs`, in
+// the order they are searched; the original, vs[0], is always among them). A variant is worth it when the cost model
 // predicts a kernel no slower than kPredictedSlack x the original's, or when the original has no
 // schedule space (only the naive kernel) and the variant has one; with no
 // space on either side, when the variant is cheaper by the rewrite cost
@@ -226,7 +226,11 @@ std::vector<size_t> choose(std::vector<Variant>& vs, const ir::Graph& g, int mos
   for (size_t k = static_cast<size_t>(std::max(0, most)); k < ok.size(); ++k)
     vs[ok[k]].why_not = "not among the " + std::to_string(most) + " best predicted";
   if (static_cast<int>(ok.size()) > most) ok.resize(static_cast<size_t>(std::max(0, most)));
-  ok.insert(ok.begin(), 0);
+  // The original goes behind the variants predicted faster than it, so that
+  // a search that overruns its share takes time from the less promising
+  // graphs (the original is searched even when the budget is spent).
+  auto before_original = [&](size_t i) { return o.predicted_s > 0 && vs[i].predicted_s > 0 && vs[i].predicted_s < o.predicted_s; };
+  ok.insert(std::find_if_not(ok.begin(), ok.end(), before_original), 0);
   return ok;
 }
 

@@ -155,8 +155,10 @@ SearchResult autotune(const Space& space, const SearchFunctions& fns, const Sear
       if (static_cast<int>(top.size()) >= std::max(1, opts.top_k)) break;
       if (!seen.count(c.key)) top.push_back(c.s);
     }
+    // The first batch runs even on a spent budget (only an interrupt stops
+    // it): a search that was given no time still reports a measured point.
     size_t i = 0;
-    while (i < top.size() && stop_reason().empty()) {
+    while (i < top.size() && (stop_reason().empty() || (i == 0 && stop_reason() == "budget"))) {
       std::vector<Schedule> b(top.begin() + static_cast<long>(i),
                               top.begin() + static_cast<long>(std::min(top.size(), i + std::max(1, opts.batch))));
       i += b.size();

@@ -12,7 +12,9 @@
 ///  - stops with one of "budget", "trials", "space exhausted", "interrupted".
 /// Phase 1 enumerates the whole space when it is small, else samples it,
 /// ranks the legal points by predicted time and evaluates the default point
-/// (values[0] of every knob) and then the top ones.
+/// (values[0] of every knob) and then the top ones. The first batch is
+/// evaluated even when the budget is already spent (zero), so that a search
+/// given no time still reports a measured point; only an interrupt skips it.
 /// Phase 2 proposes a change of one or two knobs (to a neighbouring value or
 /// a random one), evaluates it, and accepts it by the Metropolis rule on
 /// log time: always when faster, else with probability

@@ -141,6 +141,18 @@ TEST(search, resumed_points_are_not_measured_again) {
   EXPECT_LE(second.best.eval.ms, first.best.eval.ms);
 }
 
+TEST(search, spent_budget_still_measures_the_first_batch) {
+  SearchOptions o = fake_options(1);
+  o.budget_s = 0;
+  o.trials = 0;
+  o.batch = 4;
+  int n = 0;
+  SearchResult r = autotune(fake_space(), fake_functions(&n), o);
+  EXPECT_EQ(r.stop_reason, "budget");
+  EXPECT_EQ(n, 4);  // one batch, then the budget stops it
+  EXPECT_TRUE(r.found);
+}
+
 TEST(search, interrupt_stops_at_once) {
   std::atomic<bool> stop{true};
   SearchOptions o = fake_options(1);
