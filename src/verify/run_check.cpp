@@ -22,7 +22,10 @@ std::vector<void*> KernelBuffers::pointers() {
 
 KernelBuffers make_buffers(const ir::Graph& g, const std::vector<Tensor>& inputs) {
   KernelBuffers b;
-  for (size_t i = 0; i < g.params.size(); ++i) b.storage.push_back(to_buffer(inputs.at(i), g.params[i].type.dtype));
+  for (size_t i = 0; i < g.params.size(); ++i) {
+    std::vector<uint8_t> bytes = to_buffer(inputs.at(i), g.params[i].type.dtype);
+    b.storage.emplace_back(bytes.begin(), bytes.end());
+  }
   for (ir::NodeId o : g.outputs) {
     const ir::Type& t = g[o].type;
     // 0xFF bytes are a NaN in every float format, -1 in ints and 'true'-ish in bool.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,28 @@ struct RunCheck {
   bool ok() const;
 };
 
-/// Kernel buffers for `inputs` and poisoned outputs, in ABI order.
+/// Bytes on 64-byte boundaries, as a caller's large arrays usually are
+/// (PyTorch's and axon's own buffers): the kernels' aligned fast paths
+/// (streaming stores of whole lines) are the ones checked.
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{64}); }
+  template <class U>
+  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const CacheLineAllocator<U>&) const { return false; }
+};
+using AlignedBytes = std::vector<uint8_t, CacheLineAllocator<uint8_t>>;
+
+/// Kernel buffers for `inputs` and poisoned outputs, in ABI order, each on a
+/// 64-byte boundary.
 struct KernelBuffers {
-  std::vector<std::vector<uint8_t>> storage;
+  std::vector<AlignedBytes> storage;
   std::vector<void*> pointers() ;
 };
 KernelBuffers make_buffers(const ir::Graph& g, const std::vector<Tensor>& inputs);

@@ -151,6 +151,43 @@ TEST(staged_codegen, layoutCopiesWithRandomSchedules) {
     expect_correct(g, schedule::default_schedule(schedule::schedule_space(g, t)), t, "s8 at " + std::to_string(t.isa.vector_bits()));
 }
 
+// Every register block, tile order and store kind of the copy generator on
+// each target, on planes cut by the edges of 16 x 16 blocks, of the 16-row
+// bands and of the tiles; the output rows (48 and 32 wide) are whole lines,
+// so the streaming stores run (the checked buffers are 64-byte aligned).
+TEST(staged_codegen, layoutCopiesInEveryBlockOrderAndStoreKind) {
+  const char* specs[] = {
+      "def f(X: \"f32[48, 37]\"):\n    return np.ascontiguousarray(X.T)\n",
+      "def f(X: \"f32[3, 32, 44]\"):\n    return np.transpose(X, (0, 2, 1))\n",
+  };
+  for (const char* body : specs) {
+    std::string src = std::string("import numpy as np\n\n") + body;
+    ir::Graph g = parse(src);
+    for (const auto& t : targets()) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      schedule::Schedule s = schedule::default_schedule(sp);
+      ASSERT_TRUE(s.count("k0.copy.width")) << src;
+      for (int64_t width : {8, 16})
+        for (int64_t order : {0, 1})
+          for (int64_t nt : {0, 1}) {
+            s["k0.copy.width"] = width;
+            s["k0.copy.order"] = order;
+            s["k0.copy.nt_store"] = nt;
+            s["k0.copy.tile"] = order ? 16 : 32;
+            std::string why = schedule::why_illegal(g, s, t);
+            if (width == 16 && t.isa.vector_bits() < 512) {
+              EXPECT_NE(why, "") << "16 x 16 blocks without AVX-512 must be refused";
+              continue;
+            }
+            ASSERT_EQ(why, "") << src << schedule::to_json(s).dump();
+            const std::string text = codegen::emit_cpu(g, s, t).source;
+            EXPECT_EQ(text.find("_stream_ps") != std::string::npos, nt == 1) << text;
+            expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
+          }
+    }
+  }
+}
+
 // Rows that repeat (a [R, C] value broadcast over a leading batch axis), bool
 // parameters, and a causal mask computed by a stage of its own.
 TEST(staged_codegen, repeatedRowsBoolInputsAndMasks) {

@@ -54,6 +54,42 @@ static inline void FN_t8x8STORE(const float* src, int64_t sq, float* dst, int64_
 }
 )";
 
+// The same for a 16 x 16 block in AVX-512 registers: four rounds of lane
+// shuffles (pairs of rows, pairs of pairs, then 128-bit quarters twice), so
+// each of the 16 stores writes one whole 64-byte line of the output when
+// the row is aligned (a streaming store then fills its line at once).
+const char* kTranspose16x16 = R"(// The 16 x 16 block at src (lanes along p, rows j * sq) stored transposed at dst (rows i * op).
+static inline void FN_t16x16STORE(const float* src, int64_t sq, float* dst, int64_t op) {
+  __m512 r[16], t[16];
+  for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(src + k * sq);
+  // Interleave rows 2k and 2k+1: t holds pairs (r2k[e], r2k+1[e]) per element e.
+  for (int k = 0; k < 8; ++k) {
+    t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+    t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+  }
+  // Combine pairs into fours: r[4k + m] holds rows 4k..4k+3 of columns m, m+4, m+8, m+12.
+  for (int k = 0; k < 4; ++k) {
+    r[4 * k + 0] = _mm512_shuffle_ps(t[4 * k + 0], t[4 * k + 2], 0x44);
+    r[4 * k + 1] = _mm512_shuffle_ps(t[4 * k + 0], t[4 * k + 2], 0xEE);
+    r[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+    r[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
+  }
+  // Gather 128-bit quarters across the row groups, twice, into whole columns.
+  for (int k = 0; k < 4; ++k) {
+    t[k] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
+    t[4 + k] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xDD);
+    t[8 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88);
+    t[12 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xDD);
+  }
+  for (int k = 0; k < 4; ++k) {
+    STOREFN(dst + k * op, _mm512_shuffle_f32x4(t[k], t[8 + k], 0x88));
+    STOREFN(dst + (8 + k) * op, _mm512_shuffle_f32x4(t[k], t[8 + k], 0xDD));
+    STOREFN(dst + (4 + k) * op, _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88));
+    STOREFN(dst + (12 + k) * op, _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xDD));
+  }
+}
+)";
+
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
   return s;
@@ -62,9 +98,14 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }  // namespace
 
 std::string copy_why_illegal(const CopyShape& c, const CopySchedule& s, const target::Target& t) {
-  if (s.tile < 8 || s.tile > 256 || s.tile % 8 != 0) return "copy: tile " + std::to_string(s.tile) + " is not a multiple of 8 in [8, 256]";
+  if (s.tile < 8 || s.tile > 512 || (s.tile % 16 != 0 && s.tile != 8))
+    return "copy: tile " + std::to_string(s.tile) + " is not 8 or a multiple of 16 in [16, 512]";
   if (s.threads < 1 || s.threads > std::max(1, t.cores)) return "copy: threads out of range";
   if (s.vector && (t.isa.vector_bits() < 256 || c.element_bytes != 4)) return "copy: register transposes need AVX2 and 4-byte elements";
+  if (s.vector && s.width != 8 && s.width != 16) return "copy: register blocks are 8 x 8 or 16 x 16";
+  if (s.vector && s.width == 16 && t.isa.vector_bits() < 512) return "copy: 16 x 16 register transposes need AVX-512";
+  if (s.vector && s.tile % s.width != 0) return "copy: tile " + std::to_string(s.tile) + " is no multiple of the register block " + std::to_string(s.width);
+  if (s.order != 0 && s.order != 1) return "copy: order is 0 (input rows streamed) or 1 (output rows streamed)";
   if (c.shape.size() != c.in_strides.size()) return "copy: one stride per axis";
   return "";
 }
@@ -80,6 +121,11 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   }();
   const std::string T = c.c_type;
   const bool vec = s.vector && pl.p >= 0 && c.in_strides[static_cast<size_t>(pl.p)] == 1;
+  const int W = s.width;  // the register block's edge
+  // Rows of the input (along q) handled together: with input rows streamed,
+  // 16 of them, so every output row gets a whole 64-byte line per step
+  // (two 8 x 8 blocks side by side when W = 8).
+  const int BJ = s.order == 0 ? 16 : W;
   int64_t outer_count = 1;
   for (int a : pl.outer) outer_count *= c.shape[static_cast<size_t>(a)];
   std::ostringstream o;
@@ -88,13 +134,22 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   o << "] from input strides [";
   for (size_t a = 0; a < c.in_strides.size(); ++a) o << (a ? ", " : "") << c.in_strides[a];
   o << "]; " << (pl.p < 0 ? "row by row" : std::to_string(s.tile) + " x " + std::to_string(s.tile) + " blocks")
-    << (vec ? ", 8 x 8 register transposes" : "") << ", " << s.threads << " thread(s).\n";
+    << (vec ? ", " + std::to_string(W) + " x " + std::to_string(W) + " register transposes, " +
+                  (s.order == 0 ? "input rows streamed" : "output rows streamed")
+            : "")
+    << ", " << s.threads << " thread(s).\n";
   o << "#include <cstdint>\n#include <algorithm>\n";
-  const bool nt = vec && s.nt_store && c.shape.back() % 8 == 0;
+  // Streaming stores need aligned output lines: rows whose length is a whole
+  // number of store widths, on a buffer checked once per call.
+  const int store_bytes = W * 4;
+  const bool nt = vec && s.nt_store && c.shape.back() % W == 0;
   if (vec) {
+    const char* text = W == 16 ? kTranspose16x16 : kTranspose8x8;
+    const char* store = W == 16 ? "_mm512_storeu_ps" : "_mm256_storeu_ps";
+    const char* stream = W == 16 ? "_mm512_stream_ps" : "_mm256_stream_ps";
     o << "#include <immintrin.h>\n";
-    o << replace_all(replace_all(replace_all(kTranspose8x8, "STOREFN", "_mm256_storeu_ps"), "FN", fn), "STORE", "");
-    if (nt) o << replace_all(replace_all(replace_all(kTranspose8x8, "STOREFN", "_mm256_stream_ps"), "FN", fn), "STORE", "_nt");
+    o << replace_all(replace_all(replace_all(text, "STOREFN", store), "FN", fn), "STORE", "");
+    if (nt) o << replace_all(replace_all(replace_all(text, "STOREFN", stream), "FN", fn), "STORE", "_nt");
   }
   o << "static void " << fn << "(const " << T << "* in, " << T << "* out) {\n";
   const int64_t nq = c.shape.empty() ? 1 : c.shape[static_cast<size_t>(pl.q)];
@@ -109,8 +164,7 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   } else {
     o << "  constexpr int64_t TOTAL = " << outer_count << ";\n";
   }
-  // Streaming stores need 32-byte aligned rows: the caller's buffer is checked once.
-  if (nt) o << "  const bool nt = reinterpret_cast<uintptr_t>(out) % 32 == 0;\n";
+  if (nt) o << "  const bool nt = reinterpret_cast<uintptr_t>(out) % " << store_bytes << " == 0;\n";
   if (s.threads > 1) o << "#pragma omp parallel for num_threads(" << s.threads << ") schedule(static)\n";
   o << "  for (int64_t w = 0; w < TOTAL; ++w) {\n";
   o << "    int64_t x = " << (pl.p >= 0 ? "w / (TP * TQ)" : "w") << ", in_off = 0, out_off = 0;\n";
@@ -125,21 +179,49 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
     return o.str();
   }
   o << "    const int64_t rem = w % (TP * TQ), ib = rem / TQ * TILE, jb = rem % TQ * TILE;\n"
-    << "    const int64_t ie = std::min(ib + TILE, NP), je = std::min(jb + TILE, NQ);\n"
-    << "    int64_t i = ib;\n";
-  if (vec) {
-    o << "    for (; i + 8 <= ie; i += 8) {\n"
-      << "      int64_t j = jb;\n"
-      << "      for (; j + 8 <= je; j += 8)  // 4-byte elements move as float bit patterns\n"
-      << (nt ? "        if (nt) " + fn + "_t8x8_nt(reinterpret_cast<const float*>(src + i + j * SQ), SQ, reinterpret_cast<float*>(dst + i * OP + j), OP); else\n" : "")
-      << "        " << fn << "_t8x8(reinterpret_cast<const float*>(src + i + j * SQ), SQ, reinterpret_cast<float*>(dst + i * OP + j), OP);\n"
-      << "      for (; j < je; ++j)\n"
-      << "        for (int64_t ii = i; ii < i + 8; ++ii) dst[ii * OP + j] = src[ii + j * SQ];\n"
-      << "    }\n";
+    << "    const int64_t ie = std::min(ib + TILE, NP), je = std::min(jb + TILE, NQ);\n";
+  if (!vec) {
+    o << "    for (int64_t i = ib; i < ie; ++i)\n"
+      << "      for (int64_t j = jb; j < je; ++j) dst[i * OP + j] = src[i * SP + j * SQ];\n"
+      << "  }\n}\n";
+    return o.str();
   }
-  o << "    for (; i < ie; ++i)\n"
-    << "      for (int64_t j = jb; j < je; ++j) dst[i * OP + j] = src[i * SP + j * SQ];\n"
-    << "  }\n" << (nt ? "  if (nt) _mm_sfence();  // streamed rows are visible before return\n" : "") << "}\n";
+  // One register block at (i, j): its source and destination, 4-byte elements moved as float bit patterns.
+  auto block = [&](const std::string& i, const std::string& j, const std::string& in) {
+    const std::string args = "(reinterpret_cast<const float*>(src + " + i + " + " + j + " * SQ), SQ, reinterpret_cast<float*>(dst + " +
+                             i + " * OP + " + j + "), OP);\n";
+    const std::string t = fn + "_t" + std::to_string(W) + "x" + std::to_string(W);
+    return (nt ? in + "if (nt) " + t + "_nt" + args + in + "else " : in) + t + args;
+  };
+  if (s.order == 0) {
+    // Bands of BJ input rows, each read left to right across the tile: BJ
+    // sequential streams for the prefetcher, and each step writes W output
+    // rows a whole line each.
+    o << "    int64_t j = jb;\n"
+      << "    for (; j + " << BJ << " <= je; j += " << BJ << ") {\n"
+      << "      int64_t i = ib;\n"
+      << "      for (; i + " << W << " <= ie; i += " << W << ") {\n";
+    for (int jj = 0; jj < BJ; jj += W) o << block("i", jj ? "(j + " + std::to_string(jj) + ")" : "j", "        ");
+    o << "      }\n"
+      << "      for (; i < ie; ++i)\n"
+      << "        for (int64_t jj = j; jj < j + " << BJ << "; ++jj) dst[i * OP + jj] = src[i + jj * SQ];\n"
+      << "    }\n"
+      << "    for (; j < je; ++j)\n"
+      << "      for (int64_t i = ib; i < ie; ++i) dst[i * OP + j] = src[i + j * SQ];\n";
+  } else {
+    // Bands of W output rows, each written left to right across the tile.
+    o << "    int64_t i = ib;\n"
+      << "    for (; i + " << W << " <= ie; i += " << W << ") {\n"
+      << "      int64_t j = jb;\n"
+      << "      for (; j + " << W << " <= je; j += " << W << ")\n"
+      << block("i", "j", "        ")
+      << "      for (; j < je; ++j)\n"
+      << "        for (int64_t ii = i; ii < i + " << W << "; ++ii) dst[ii * OP + j] = src[ii + j * SQ];\n"
+      << "    }\n"
+      << "    for (; i < ie; ++i)\n"
+      << "      for (int64_t j = jb; j < je; ++j) dst[i * OP + j] = src[i + j * SQ];\n";
+  }
+  o << "  }\n" << (nt ? "  if (nt) _mm_sfence();  // streamed rows are visible before return\n" : "") << "}\n";
   return o.str();
 }
 

@@ -3,14 +3,16 @@
 //
 /// Design: the output's last axis q is contiguous in memory, the view's
 /// smallest-stride axis p is contiguous in the input; the (p, q) plane is cut
-/// into tile x tile blocks so that both the rows read and the rows written
-/// stay in L1 while a block is copied, and the blocks (times every other
-/// axis) are shared among the threads. With vectors and a unit input stride
-/// along p, each 8 x 8 sub-block is loaded as eight vectors along p,
-/// transposed in registers (AVX unpack/shuffle/permute) and stored as eight
+/// into tile x tile blocks, and the blocks (times every other axis) are
+/// shared among the threads. With vectors and a unit input stride along p,
+/// each W x W register block (8 x 8 with AVX2, 16 x 16 with AVX-512) is
+/// loaded as W vectors along p, transposed in registers and stored as W
 /// vectors along q (streamed past the caches with nt_store when the output
-/// is 32-byte aligned); edges fall back to scalar copies. When q itself has a
-/// unit input stride the copy is row by row.
+/// rows are aligned to the store width). Within a tile, `order` 0 walks bands
+/// of 16 input rows left to right (16 sequential read streams, and every step
+/// writes whole 64-byte output lines), `order` 1 walks bands of W output rows
+/// (the input read down a column strip). Edges fall back to scalar copies.
+/// When q itself has a unit input stride the copy is row by row.
 ///
 /// Requires: the strides address only elements of the input buffer.
 /// Ensures: every output element is written exactly once with the input
@@ -35,12 +37,15 @@ struct CopyShape {
 struct CopySchedule {
   int tile = 32;     // edge of a block in the (p, q) plane
   int threads = 1;
-  bool vector = true;  // 8 x 8 register transposes (needs 256-bit vectors and 4-byte elements)
-  bool nt_store = false;  // streaming stores of the transposed blocks (vector only; when rows are 32-byte aligned)
+  bool vector = true;  // register transposes (needs 256-bit vectors and 4-byte elements)
+  int width = 8;       // the register block's edge: 8 (AVX2) or 16 (AVX-512)
+  int order = 0;       // within a tile: 0 input rows streamed, 1 output rows streamed
+  bool nt_store = false;  // streaming stores of the transposed blocks (vector only; when rows are aligned)
 };
 
-/// "" when legal: tile a multiple of 8 within [8, 256], threads >= 1, vector
-/// only with AVX2 or wider and 4-byte elements.
+/// "" when legal: tile 8 or a multiple of 16 within [16, 512] and of the
+/// register block, threads >= 1, vector only with AVX2 or wider and 4-byte
+/// elements, 16 x 16 blocks only with AVX-512.
 std::string copy_why_illegal(const CopyShape& c, const CopySchedule& s, const target::Target& t);
 
 /// `static void <fn>(const T* in, T* out)`; includes what it needs.

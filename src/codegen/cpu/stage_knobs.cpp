@@ -23,6 +23,12 @@ double bandwidth(const target::Target& t, int threads) {
   return std::min(bw_all, bw_1t * threads);
 }
 
+double numel(const CopyShape& c) {
+  double n = 1;
+  for (int64_t d : c.shape) n *= static_cast<double>(d);
+  return n;
+}
+
 }  // namespace
 
 std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const target::Target& t,
@@ -93,11 +99,20 @@ CopyShape copy_shape_of(const ir::Graph& g, const loop::Stage& s) {
 
 std::vector<schedule::Knob> copy_knobs(const CopyShape& c, const target::Target& t, const std::string& p) {
   std::vector<schedule::Knob> k;
-  k.push_back({p + "tile", {32, 16, 64, 128}, "edge of a block of the transposed plane"});
+  k.push_back({p + "tile", {256, 64, 128, 32, 512, 16}, "edge of a block of the transposed plane"});
   k.push_back({p + "threads", thread_values(t), "OpenMP threads over the blocks"});
   if (t.isa.vector_bits() >= 256 && c.element_bytes == 4) {
-    k.push_back({p + "vector", {1, 0}, "1: 8 x 8 register transposes"});
-    k.push_back({p + "nt_store", {0, 1}, "1: streaming stores of the transposed blocks"});
+    k.push_back({p + "vector", {1, 0}, "1: register transposes"});
+    if (t.isa.vector_bits() >= 512)
+      k.push_back({p + "width", {16, 8}, "edge of a register block: 16 x 16 (AVX-512) or 8 x 8"});
+    else
+      k.push_back({p + "width", {8}, "edge of a register block: 8 x 8 (AVX2)"});
+    k.push_back({p + "order", {0, 1}, "within a tile: 0 bands of input rows streamed, 1 bands of output rows"});
+    // Past the last-level cache the output's lines are better written
+    // without being read first; inside it, a normal store keeps them cached.
+    const bool past_llc = 2.0 * numel(c) * c.element_bytes > target::last_level_cache_bytes(t);
+    k.push_back({p + "nt_store", past_llc ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1},
+                 "1: streaming stores of the transposed blocks"});
   } else {
     k.push_back({p + "vector", {0}, "scalar copies (no 256-bit vectors or not 4-byte elements)"});
   }
@@ -113,17 +128,21 @@ CopySchedule copy_schedule_from(const schedule::Schedule& s, const std::string& 
   c.tile = static_cast<int>(get("tile", 32));
   c.threads = static_cast<int>(get("threads", 1));
   c.vector = get("vector", 0) != 0;
+  c.width = static_cast<int>(get("width", 8));
+  c.order = static_cast<int>(get("order", 0));
   c.nt_store = get("nt_store", 0) != 0;
   return c;
 }
 
 double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Target& t) {
-  double n = 1;
-  for (int64_t d : c.shape) n *= static_cast<double>(d);
-  const double bytes = 2 * n * c.element_bytes;
+  const double bytes = 2 * numel(c) * c.element_bytes;
   double sec = bytes / bandwidth(t, s.threads) * (s.vector ? 1.0 : 2.0);
-  if (s.tile == 16 || s.tile == 128) sec *= 1.1;
-  if (s.nt_store && bytes > 16e6) sec *= 0.8;  // no read-for-ownership of the output past the caches
+  if (s.vector) {
+    if (s.width == 8) sec *= 1.1;   // twice the shuffles per element, half-line stores
+    if (s.order == 1) sec *= 1.3;   // the input is read down column strips
+  }
+  if (s.tile < 32) sec *= 1.2;
+  if (s.nt_store && bytes > target::last_level_cache_bytes(t)) sec *= 0.8;  // no read-for-ownership of the output
   return sec + (s.threads > 1 ? 3e-6 : 0);
 }
 
