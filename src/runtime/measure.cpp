@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include "runtime/compile_shared.h"
@@ -79,12 +80,7 @@ Measurement Measurer::check_and_time(const std::string& so, const std::string& e
   }
   m.verified = true;
   if (!time) return m;
-  double bytes = 0;
-  verify::KernelBuffers probe = verify::make_buffers(g_, inputs_[0]);
-  for (const auto& s : probe.storage) bytes += static_cast<double>(s.size());
-  int copies = bytes * kCopies <= kRotateBelowBytes ? kCopies : 1;
-  if (opts_.cold_bytes > 0)
-    copies = std::clamp(static_cast<int>(std::ceil(opts_.cold_bytes / std::max(bytes, 1.0))), 2, kMaxColdCopies);
+  const int copies = timing_copies();
   std::vector<verify::KernelBuffers> bufs;
   std::vector<std::vector<void*>> ptrs;
   for (int c = 0; c < copies; ++c) bufs.push_back(verify::make_buffers(g_, inputs_[0]));
@@ -98,6 +94,62 @@ Measurement Measurer::check_and_time(const std::string& so, const std::string& e
   m.reps = t.reps;
   m.copies = copies;
   return m;
+}
+
+int Measurer::timing_copies() const {
+  double bytes = 0;
+  verify::KernelBuffers probe = verify::make_buffers(g_, inputs_[0]);
+  for (const auto& s : probe.storage) bytes += static_cast<double>(s.size());
+  if (opts_.cold_bytes > 0)
+    return std::clamp(static_cast<int>(std::ceil(opts_.cold_bytes / std::max(bytes, 1.0))), 2, kMaxColdCopies);
+  return bytes * kCopies <= kRotateBelowBytes ? kCopies : 1;
+}
+
+std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::KernelSource>& ks, int rounds) const {
+  std::vector<Timing> out(ks.size());
+  CompileOptions co;
+  if (!opts_.flags.empty()) co.flags = opts_.flags;
+  std::vector<std::unique_ptr<LoadedKernel>> kernels(ks.size());
+  for (size_t i = 0; i < ks.size(); ++i) {
+    try {
+      kernels[i] = std::make_unique<LoadedKernel>(compile_shared(ks[i], co), ks[i].entry);  // cached: no recompile
+    } catch (const std::exception&) {
+      kernels[i].reset();
+    }
+  }
+  // One set of buffers for all: the kernels share the graph's ABI.
+  std::vector<verify::KernelBuffers> bufs;
+  std::vector<std::vector<void*>> ptrs;
+  for (int c = 0; c < timing_copies(); ++c) bufs.push_back(verify::make_buffers(g_, inputs_[0]));
+  for (auto& b : bufs) ptrs.push_back(b.pointers());
+  size_t next = 0;
+  rounds = std::max(1, rounds);
+  const double slice_s = std::max(opts_.min_seconds, 0.1) * 2 / rounds;
+  std::vector<std::vector<double>> calls(ks.size());
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t n = 0; n < ks.size(); ++n) {
+      const size_t i = r % 2 == 0 ? n : ks.size() - 1 - n;
+      if (!kernels[i]) continue;
+      kernels[i]->call(ptrs[next++ % ptrs.size()]);  // one untimed call: this kernel's code back in cache
+      auto t0 = std::chrono::steady_clock::now();
+      for (int c = 0; c < 3 || seconds_since(t0) < slice_s; ++c) {
+        auto c0 = std::chrono::steady_clock::now();
+        kernels[i]->call(ptrs[next++ % ptrs.size()]);
+        calls[i].push_back(seconds_since(c0) * 1e3);
+      }
+    }
+  }
+  for (size_t i = 0; i < ks.size(); ++i) {
+    std::vector<double>& v = calls[i];
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    out[i].median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    out[i].min_ms = v.front();
+    out[i].max_ms = v.back();
+    out[i].reps = static_cast<int>(v.size());
+  }
+  return out;
 }
 
 std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSource>& ks) const {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "codegen/kernel_source.h"
+#include "runtime/time_calls.h"
 #include "ir/graph.h"
 #include "target/target.h"
 #include "verify/interpreter.h"
@@ -60,6 +61,13 @@ class Measurer {
   /// Compiles all of `ks` (opts.jobs at a time), then checks and times each
   /// in order. One result per kernel.
   std::vector<Measurement> measure(const std::vector<codegen::KernelSource>& ks) const;
+  /// Times kernels that already passed measure()'s check side by side:
+  /// `rounds` rounds, each giving every kernel a turn of calls (the order
+  /// reversed every other round) on one shared set of rotated buffers, so a
+  /// slow period of a shared machine falls on all of them alike rather than
+  /// on whichever was timed then. Each kernel's median, min and max over all
+  /// its calls; a kernel that fails to compile or load gets reps == 0.
+  std::vector<Timing> time_side_by_side(const std::vector<codegen::KernelSource>& ks, int rounds = 6) const;
   /// Checks without timing (re-verifying a stored winner).
   Measurement check_only(const codegen::KernelSource& k) const;
   int inputs_tried() const { return static_cast<int>(inputs_.size()); }
@@ -72,6 +80,8 @@ class Measurer {
 
  private:
   Measurement check_and_time(const std::string& so, const std::string& entry, bool time) const;
+  /// How many buffer sets timing rotates through (see MeasureOptions::cold_bytes).
+  int timing_copies() const;
   const ir::Graph& g_;
   MeasureOptions opts_;
   std::vector<std::vector<verify::Tensor>> inputs_, reference_, bounds_;

@@ -71,6 +71,23 @@ def test_report_fields_consistent(optimized):
     assert "fingerprint" in r["target"] or "name" in r["target"]
 
 
+def test_final_round_picks_the_reported_kernel(optimized):
+    # The close finalists are timed again side by side; the report's time and
+    # schedule are the final round's winner's, unless the naive kernel won.
+    r = optimized["report"]
+    f = r["search"]["final_round"]
+    assert f["timed"] == len(f["candidates"]) <= 4
+    if f["timed"] == 0 or r["variant"] == "naive":
+        return
+    fastest_search = min(c["search_ms"] for c in f["candidates"])
+    for c in f["candidates"]:
+        assert c["ms"] > 0 and c["search_ms"] <= 1.3 * fastest_search
+    (w,) = [c for c in f["candidates"] if c["winner"]]
+    assert w["ms"] == min(c["ms"] for c in f["candidates"])
+    assert r["time_ms"]["axon"] == w["ms"]
+    assert r["schedule"] == w["schedule"]
+
+
 def test_second_run_answers_from_database(optimized):
     out2 = optimized["tmp"] / "out2"
     t0 = time.monotonic()
