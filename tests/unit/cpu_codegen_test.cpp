@@ -106,9 +106,13 @@ TEST(cpu_codegen, rowMaxAndMinPropagateNaNFromEveryPosition) {
       "import numpy as np\n\ndef f(X: \"f32[8, 150]\"):\n"
       "    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n"
       "    return e / np.sum(e, axis=-1, keepdims=True), np.min(X, axis=-1)\n");
-  for (const auto& t : targets()) {
+  for (const auto& t : targets())
+  for (int64_t group : {1, 2, 4, 8}) {  // the max of 8 rows one at a time, and interleaved in groups
     schedule::Space sp = schedule::schedule_space(g, t);
-    codegen::KernelSource k = codegen::emit_cpu(g, schedule::default_schedule(sp), t);
+    schedule::Schedule s = schedule::default_schedule(sp);
+    ASSERT_TRUE(s.count("k0.row_group"));
+    s["k0.row_group"] = group;
+    codegen::KernelSource k = codegen::emit_cpu(g, s, t);
     runtime::CompileOptions co;
     co.flags = codegen::cpu_compile_flags(t, true);
     runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
@@ -130,6 +134,37 @@ TEST(cpu_codegen, rowMaxAndMinPropagateNaNFromEveryPosition) {
           if (r > 0) ASSERT_TRUE(std::isnan(have)) << t.isa.vector_bits() << "-bit, output " << o << ", NaN at column "
                                                     << nan_at[r] << ", element " << c << " is " << have;
           else ASSERT_NEAR(have, want, 1e-5) << "row 0, output " << o << ", element " << c;
+        }
+    }
+  }
+}
+
+// Rows grouped for their first reduction: every group size, vector and
+// scalar code, on row counts that leave a short last group and column
+// counts that leave vector tails; sums, maxima and a two-reduction norm.
+TEST(cpu_codegen, rowGroupsOfEverySizeWithShortLastGroups) {
+  const char* specs[] = {
+      "def f(X: \"f32[11, 37]\"):\n    return np.sum(X, axis=-1)\n",
+      "def f(X: \"f32[13, 150]\"):\n    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n"
+      "    return e / np.sum(e, axis=-1, keepdims=True)\n",
+      "def f(X: \"f32[7, 70]\", g: \"f32[70]\"):\n    mu = np.mean(X, axis=-1, keepdims=True)\n"
+      "    v = np.mean((X - mu) ** 2, axis=-1, keepdims=True)\n    return (X - mu) / np.sqrt(v + 1e-5) * g, np.min(X, axis=-1)\n",
+      "def f(X: \"f32[9, 5]\"):\n    return np.sum(np.exp(X), axis=-1), np.exp(X) / np.sum(np.exp(X), axis=-1, keepdims=True)\n",
+  };
+  for (const char* body : specs) {
+    ir::Graph g = parse(std::string("import numpy as np\n\n") + body);
+    for (const auto& t : targets()) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      schedule::Schedule s = schedule::default_schedule(sp);
+      ASSERT_TRUE(s.count("k0.row_group")) << body;
+      for (int64_t vec : {1, 0})
+        for (int64_t group : {1, 2, 4, 8}) {
+          if (vec == 0 && group != 4) continue;  // scalar code: one group size is enough
+          s["k0.vec_axis"] = vec;
+          s["k0.row_group"] = group;
+          const std::string text = codegen::emit_cpu(g, s, t).source;
+          EXPECT_EQ(text.find("r0 += ") != std::string::npos, group > 1) << text;
+          expect_correct(g, s, t, std::string(body) + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
         }
     }
   }

@@ -23,6 +23,7 @@ struct RowKernelOptions {
   int row_block = 0;      // rows per OpenMP chunk (0: an even static split)
   int unroll = 1;         // unroll factor of each pass's vector loop
   bool nt_store = false;  // streaming stores for row outputs (aligned vectors only)
+  int row_group = 1;      // rows whose first reduction runs interleaved (when loop::leads_with_reduction)
 };
 
 KernelSource emit_row_kernel_cpp(const ir::Graph& g, const loop::RowKernel& k, const RowKernelOptions& opts);
