@@ -460,6 +460,9 @@ int main(int argc, char** argv) {
   bench->add_flag("--ablate-rewrites", bf.opts.ablate_rewrites,
                   "also optimize without rewrites and time both winners side by side");
   bench->add_option("--min-seconds", bf.opts.min_seconds, "timed seconds per kernel and per peer, at least");
+  bench->add_option("--rounds", bf.opts.rounds,
+                    "peers-then-axon rounds; above 1 every time is the median of its round medians")
+      ->check(CLI::Range(1, 20));
   bench->add_option("--target", bf.opts.target_file, "a JSON file whose fields override the detected target");
 
   try {

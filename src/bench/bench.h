@@ -9,7 +9,9 @@
 /// in cache), then run bench/harness/peers.py on the same inputs with the
 /// same rotation, then time axon's winner once more (A/B/A): its reported
 /// ms is the slower of its medians before and after the peers, so a claim
-/// against a peer never rests on axon's luckier timing. The hardware probe
+/// against a peer never rests on axon's luckier timing. With rounds N > 1
+/// the peers and axon's second timing repeat N times (A/B/A/B/A...), and
+/// every contender's ms is the median of its round medians. The hardware probe
 /// (target::measure_peaks) runs once, at the start. A peer that is missing
 /// or fails keeps its row, with its status; a workload that fails keeps its
 /// row, with the error. With ablate_rewrites, optimize runs a second time
@@ -36,6 +38,7 @@ struct BenchOptions {
   std::string db_path;              // empty: the default tuning database
   bool use_db = true;
   double min_seconds = 0.2;         // timed seconds per kernel and per peer, at least
+  int rounds = 1;                   // peers-then-axon rounds after axon's first timing
   std::string target_file;          // JSON override of the detected target (peaks are probed anyway)
   std::string python = "python3";   // runs peers.py and plot.py
   std::string harness_dir;          // holds peers.py and plot.py; empty: found (see find_harness_dir)

@@ -82,7 +82,11 @@ std::string bench_markdown(const json& b) {
     << fmt("%.0f", num(b, "cold_bytes") / (1024 * 1024)) << " MiB (twice the last-level cache)\n";
   o << "- optimize budget " << fmt("%g", num(b, "budget_s")) << " s per workload, tuning database "
     << (b.value("use_db", true) ? "on" : "off") << "; timing: median of at least 5 calls and "
-    << fmt("%g", num(b, "min_seconds")) << " s\n";
+    << fmt("%g", num(b, "min_seconds")) << " s"
+    << (b.value("rounds", 1) > 1 ? "; " + std::to_string(b.value("rounds", 1)) +
+                                        " rounds of peers then axon, each time the median of its round medians"
+                                  : std::string("; axon timed before and after the peers, the slower counts"))
+    << "\n";
   o << "- plot: " << (str(b["plot"], "status") == "ok" ? "bench.png" : str(b["plot"], "status")) << "\n";
   if (b.value("interrupted", false))
     o << "- **interrupted**: " << b["workloads"].size() << " workloads finished, " << b.value("not_run", json::array()).size()

@@ -136,3 +136,28 @@ def test_rewrites_ablation_times_both_winners_side_by_side(tmp_path):
     assert row["rewrites_applied"] == " + ".join(w["optimize"]["rewrites_applied"])
     md = (tmp_path / "bench.md").read_text()
     assert "## Rewrites ablation" in md and "| small_chain |" in md.split("## Rewrites ablation")[1]
+
+
+def test_rounds_report_the_median_of_round_medians(tmp_path):
+    # --rounds 3: the peers and axon's second timing repeat three times; axon
+    # has four round medians (the first before any peer), numpy three, and
+    # each reported time is the median of its own.
+    r = bench(tmp_path, SPEC, "--budget", "2", "--no-db", "--peers", "numpy", "--min-seconds", "0.02",
+              "--rounds", "3")
+    assert r.returncode == EXIT_OK, r.stderr
+    assert sum("round 3 of 3" in ln for ln in r.stderr.splitlines()) == 1, r.stderr
+    b = json.loads((tmp_path / "bench.json").read_text())
+    assert b["rounds"] == 3
+    (w,) = b["workloads"]
+    a, n = w["axon"], w["peers"]["numpy"]
+    assert len(a["round_ms"]) == 4 and len(n["round_ms"]) == 3
+    assert a["ms"] == pytest.approx(sum(sorted(a["round_ms"])[1:3]) / 2, rel=1e-12)
+    assert n["median_ms"] == pytest.approx(sorted(n["round_ms"])[1], rel=1e-12)
+    assert a["ms_before_peers"] == a["round_ms"][0] and a["ms_after_peers"] == a["round_ms"][-1]
+    assert w["speedup_vs_best_peer"] == pytest.approx(n["median_ms"] / a["ms"], rel=1e-9)
+    assert "3 rounds of peers then axon" in (tmp_path / "bench.md").read_text()
+
+
+def test_rounds_out_of_range_is_a_usage_error(tmp_path):
+    r = bench(tmp_path, SPEC, "--peers", "none", "--rounds", "0")
+    assert r.returncode == EXIT_USER_ERROR, r.stderr
