@@ -469,15 +469,16 @@ TEST(codegen, OutputsThatAreParamsDuplicatesOrConstants) {
 TEST(codegen, UnusualParameterNamesBecomeSafeIdentifiers) {
   const Type t{DType::F32, {2, 3}};
   Graph g = make_graph({{"out0", t}, {"i0", t}, {"float", t}, {"x y", t}, {"2d", t}, {"acc", t}, {"x", t},
-                        {"t3_buf", t}, {"expf", t}, {"x_y", t}});
+                        {"t3_buf", t}, {"expf", t}, {"x_y", t}, {"acc1_2", t}, {"nan", t}, {"rg", t}, {"accx", t}});
   NodeId s = param(g, 0);
-  for (int i = 1; i < 10; ++i) s = binary(g, Op::Add, s, param(g, i));
+  for (int i = 1; i < 14; ++i) s = binary(g, Op::Add, s, param(g, i));
   g.outputs = {unary(g, Op::Exp, s)};
   g.entry = "my-block";
   codegen::KernelAbi abi = codegen::make_kernel_abi(g);
   EXPECT_EQ(abi.entry, "my_block");
   EXPECT_EQ(abi.param_names, (std::vector<std::string>{"out0_", "i0_", "float_", "x_y", "p_2d", "acc_", "x_",
-                                                       "t3_buf_", "expf_", "x_y_"}));
+                                                       "t3_buf_", "expf_", "x_y_", "acc1_2_", "nan_", "rg_",
+                                                       "accx"}));
   expect_matches_interpreter(g, random_inputs(g, 10), Tolerance{1e-5, 1e-6});
 }
 

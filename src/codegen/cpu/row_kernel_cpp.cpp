@@ -230,21 +230,21 @@ class Emitter {
       // passes while its data is in cache. The group pass keeps no row
       // scratch, so a value it binds is stored by the next pass that does.
       b << "  for (int64_t r0 = 0; r0 < " << k_.rows << "; r0 += " << G << ") {\n";
-      b << "    const int64_t g_n = std::min<int64_t>(" << G << ", " << k_.rows << " - r0);\n";
-      b << "    float lead[" << G << "];  // %" << lead << " of each row of the group\n";
+      b << "    const int64_t rg_n = std::min<int64_t>(" << G << ", " << k_.rows << " - r0);\n";
+      b << "    float rg_lead[" << G << "];  // %" << lead << " of each row of the group\n";
       b << "    // " << comment_text(print_node(g_, lead)) << "\n";
       std::set<NodeId> reuse;
       std::swap(reuse, reuse_);
-      b << "    if (g_n == " << G << ") {\n";
+      b << "    if (rg_n == " << G << ") {\n";
       ind_ = "      ";
       emit_group_reduction(lead, G, b);
       b << "    } else {\n";
-      b << "      for (int64_t g = 0; g < g_n; ++g) {\n        const int64_t r = r0 + g;\n";
+      b << "      for (int64_t rg = 0; rg < rg_n; ++rg) {\n        const int64_t r = r0 + rg;\n";
       ind_ = "        ";
       emit_reduction(lead, b);
-      b << ind_ << "lead[g] = s" << lead << ";\n      }\n    }\n";
+      b << ind_ << "rg_lead[rg] = s" << lead << ";\n      }\n    }\n";
       std::swap(reuse, reuse_);
-      b << "    for (int64_t g = 0; g < g_n; ++g) {\n      const int64_t r = r0 + g;\n";
+      b << "    for (int64_t rg = 0; rg < rg_n; ++rg) {\n      const int64_t r = r0 + rg;\n";
       ind_ = "      ";
     } else {
       b << "  for (int64_t r = 0; r < " << k_.rows << "; ++r) {\n";
@@ -255,7 +255,7 @@ class Emitter {
         << " of this row, computed in one pass and read by the later ones\n";
     for (NodeId i = 0; i < g_.size(); ++i) {
       if (!k_.live[i] || k_.level[i] != Level::PerRow || g_[i].op == Op::Param || g_[i].op == Op::Constant) continue;
-      if (i == lead) b << in << "const float s" << i << " = lead[g];\n";
+      if (i == lead) b << in << "const float s" << i << " = rg_lead[rg];\n";
       else b << in << "// " << comment_text(print_node(g_, i)) << "\n";
       if (i == lead) {
       } else if (is_reduction(g_[i].op)) {
@@ -622,7 +622,7 @@ class Emitter {
   }
 
   // The first reduction of G rows r0 .. r0 + G - 1 in one loop over c, the
-  // rows' steps interleaved, into lead[g]. Several rows read at once are
+  // rows' steps interleaved, into rg_lead[g]. Several rows read at once are
   // several streams of memory in flight: on the 2-core machine of
   // bench/RESULTS.md a row sum of four rows at a time ran in 0.93-1.06 ms,
   // one row at a time in 1.76-1.88 ms, on the same 32 MiB.
@@ -653,8 +653,8 @@ class Emitter {
       b << in2 << "{\n" << in2 << "  const int64_t r = r0 + " << gi << ";\n" << in2 << "  int64_t c = c_end;\n";
       if (vec_ != Flavor::Scalar) emit_tail_loops(red, b, in2 + "  ");
       b << in2 << "  (void)r;\n";
-      b << in2 << "  lead[" << gi << "] = " << combine_identity<VExpr>(reduction_domain(g_, g_[red]).combine, VExpr{"", Flavor::Scalar}).s << ";\n";
-      fold_accumulators(red, chains, "lead[" + std::to_string(gi) + "]", b, in2 + "  ");
+      b << in2 << "  rg_lead[" << gi << "] = " << combine_identity<VExpr>(reduction_domain(g_, g_[red]).combine, VExpr{"", Flavor::Scalar}).s << ";\n";
+      fold_accumulators(red, chains, "rg_lead[" + std::to_string(gi) + "]", b, in2 + "  ");
       b << in2 << "}\n";
     }
     sfx_.clear();
