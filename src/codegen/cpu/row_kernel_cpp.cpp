@@ -217,6 +217,7 @@ class Emitter {
       if (k_.live[i] && k_.level[i] == Level::Uniform && g_[i].op != Op::Constant && g_[i].op != Op::Param)
         b << "  const float s" << i << " = " << node_value(i, Flavor::Scalar, nullptr, &b, "  ").s << ";\n";
     const int G = o_.row_group > 1 && loop::leads_with_reduction(g_, k_) ? o_.row_group : 1;
+    group_ = G;
     const NodeId lead = G > 1 ? loop::leading_reduction(g_, k_) : -1;
     if (o_.threads > 1) {
       const int chunk = o_.row_block > 0 ? (o_.row_block + G - 1) / G : 0;  // in iterations of the row loop
@@ -250,6 +251,7 @@ class Emitter {
       b << "  for (int64_t r = 0; r < " << k_.rows << "; ++r) {\n";
     }
     const std::string in = ind_;
+    int pass = G > 1 ? 1 : 0;  // passes are numbered in the order they run; the group pass is 0
     for (NodeId t : reuse_)
       b << in << "alignas(64) float t" << t << "[" << padded_cols() << "];  // %" << t
         << " of this row, computed in one pass and read by the later ones\n";
@@ -259,14 +261,21 @@ class Emitter {
       else b << in << "// " << comment_text(print_node(g_, i)) << "\n";
       if (i == lead) {
       } else if (is_reduction(g_[i].op)) {
+        prefetch_now_ = o_.prefetch_pass > 0 && o_.prefetch_pass == pass;
         emit_reduction(i, b);
+        prefetch_now_ = false;
+        ++pass;
       } else {
         b << in << "const float s" << i << " = " << node_value(i, Flavor::Scalar, nullptr, &b, in).s << ";\n";
       }
       for (size_t k = 0; k < g_.outputs.size(); ++k)
         if (g_.outputs[k] == i) b << in << abi_.output_names[k] << "[r] = s" << i << ";\n";
     }
-    if (!k_.row_outputs.empty()) emit_pass(-1, b);
+    if (!k_.row_outputs.empty()) {
+      prefetch_now_ = o_.prefetch_pass > 0 && o_.prefetch_pass == pass;
+      emit_pass(-1, b);
+      prefetch_now_ = false;
+    }
     if (G > 1) b << "    }\n";
     b << "  }\n";
 
@@ -460,6 +469,17 @@ class Emitter {
     }
   }
 
+  // The parameters read a whole row at a time (Level::Row): what a row of
+  // the next group brings in from memory.
+  std::vector<std::string> row_params() const {
+    std::vector<std::string> ps;
+    for (NodeId i = 0; i < g_.size(); ++i)
+      if (k_.live[i] && g_[i].op == Op::Param &&
+          std::count(k_.param_levels[i].begin(), k_.param_levels[i].end(), Level::Row) > 0)
+        ps.push_back(param_ptr(i));
+    return ps;
+  }
+
   // One step of a pass at column c (of row r) in flavour f: a reduction
   // folding into `vacc` (its vector accumulator; the scalar one in scalar
   // code), or, for red == -1, the stores of the row outputs. Accumulator
@@ -467,6 +487,13 @@ class Emitter {
   std::string loop_body(NodeId red, Flavor f, const std::string& in2, const std::string& vacc) {
     std::map<NodeId, std::string> memo;
     std::ostringstream body;
+    if (prefetch_now_ && f == vec_ && f != Flavor::Scalar) {
+      // The rows the next group's first pass will read, fetched while this
+      // pass computes from cache (the last row fetches itself again).
+      for (const std::string& p : row_params())
+        body << in2 << "_mm_prefetch(reinterpret_cast<const char*>(" << p << " + std::min<int64_t>(r + " << group_ << ", "
+             << k_.rows - 1 << ") * cols + c), _MM_HINT_T0);\n";
+    }
     if (red >= 0) {
       VExpr x = operand(red, 0, f, &memo, &body, in2);
       const Combine c = reduction_domain(g_, g_[red]).combine;
@@ -685,6 +712,8 @@ class Emitter {
   std::set<NodeId> stored_;   // ... already stored by a finished pass
   std::set<NodeId> storing_;  // ... stored by the pass being emitted
   std::set<NodeId>* bound_log_ = nullptr;  // plan_reuse's record of the values a pass binds
+  int group_ = 1;            // rows per group of the row loop
+  bool prefetch_now_ = false;  // the pass being emitted prefetches the next rows (RowKernelOptions::prefetch_pass)
   std::string sfx_;          // suffix of the accumulators being emitted (a row of a group)
   std::string ind_ = "    ";  // indentation of the row body
 };

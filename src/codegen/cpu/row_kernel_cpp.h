@@ -24,6 +24,7 @@ struct RowKernelOptions {
   int unroll = 1;         // unroll factor of each pass's vector loop
   bool nt_store = false;  // streaming stores for row outputs (aligned vectors only)
   int row_group = 1;      // rows whose first reduction runs interleaved (when loop::leads_with_reduction)
+  int prefetch_pass = 0;  // 0: none; p >= 1: pass p (in running order) prefetches the rows row_group ahead
 };
 
 KernelSource emit_row_kernel_cpp(const ir::Graph& g, const loop::RowKernel& k, const RowKernelOptions& opts);

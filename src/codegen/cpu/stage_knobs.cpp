@@ -45,6 +45,13 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
     knobs.push_back({p + "nt_store", {0, 1}, "1: streaming (non-temporal) stores of row outputs"});
   if (k.leads_with_reduction)
     knobs.push_back({p + "row_group", {4, 1, 2, 8}, "rows whose first reduction is one interleaved pass"});
+  if (k.passes() >= 2 && t.isa.vector_bits() > 0) {
+    // Later passes compute from cache while memory idles: one of them can
+    // fetch the next rows meanwhile.
+    std::vector<int64_t> v = {0};
+    for (int i = 1; i < k.passes(); ++i) v.push_back(i);
+    knobs.push_back({p + "prefetch_pass", v, "0: none; p: pass p prefetches the next rows' inputs"});
+  }
   return knobs;
 }
 
@@ -60,6 +67,7 @@ RowKernelOptions row_stage_options(const schedule::Schedule& s, const target::Ta
   o.unroll = static_cast<int>(get("unroll", 1));
   o.nt_store = get("nt_store", 0) != 0;
   o.row_group = static_cast<int>(get("row_group", 1));
+  o.prefetch_pass = static_cast<int>(get("prefetch_pass", 0));
   return o;
 }
 
@@ -81,6 +89,7 @@ double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, co
   // One row at a time is one stream of memory per thread; the first pass
   // of a group reads several (measured: 1.8x on a 32 MiB row sum).
   if (k.leads_with_reduction && k.min_bytes > 8 * (int64_t{1} << 20)) sec *= o.row_group >= 4 ? 0.6 : o.row_group == 2 ? 0.8 : 1.0;
+  if (o.prefetch_pass > 0 && k.min_bytes > 8 * (int64_t{1} << 20)) sec *= 0.95;  // overlaps memory with the later passes
   return sec;
 }
 
