@@ -21,6 +21,7 @@
 #include "frontend/spec.h"
 #include "optimize/optimize.h"
 #include "runtime/measure.h"
+#include "runtime/time_calls.h"
 #include "support/diagnostic.h"
 #include "support/npy.h"
 #include "target/target.h"
@@ -187,11 +188,7 @@ json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, c
   return rows;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double median(std::vector<double> v) { return runtime::timing_of(std::move(v)).median_ms; }
 
 // One row per peer from the rounds of peers.py: a peer that was timed in
 // every round keeps its last row, with median_ms the median of its round

@@ -97,9 +97,11 @@ Measurement Measurer::check_and_time(const std::string& so, const std::string& e
 }
 
 int Measurer::timing_copies() const {
+  // The bytes of one set of buffers, as make_buffers lays them out.
   double bytes = 0;
-  verify::KernelBuffers probe = verify::make_buffers(g_, inputs_[0]);
-  for (const auto& s : probe.storage) bytes += static_cast<double>(s.size());
+  for (const auto& p : g_.params) bytes += static_cast<double>(p.type.numel() * ir::dtype_bytes(p.type.dtype));
+  for (ir::NodeId o : g_.outputs)
+    bytes += static_cast<double>(std::max<int64_t>(g_[o].type.numel(), 1) * ir::dtype_bytes(g_[o].type.dtype));
   if (opts_.cold_bytes > 0)
     return std::clamp(static_cast<int>(std::ceil(opts_.cold_bytes / std::max(bytes, 1.0))), 2, kMaxColdCopies);
   return bytes * kCopies <= kRotateBelowBytes ? kCopies : 1;
@@ -107,6 +109,7 @@ int Measurer::timing_copies() const {
 
 std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::KernelSource>& ks, int rounds) const {
   std::vector<Timing> out(ks.size());
+  const int copies = timing_copies();
   CompileOptions co;
   if (!opts_.flags.empty()) co.flags = opts_.flags;
   std::vector<std::unique_ptr<LoadedKernel>> kernels(ks.size());
@@ -120,7 +123,7 @@ std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::Kerne
   // One set of buffers for all: the kernels share the graph's ABI.
   std::vector<verify::KernelBuffers> bufs;
   std::vector<std::vector<void*>> ptrs;
-  for (int c = 0; c < timing_copies(); ++c) bufs.push_back(verify::make_buffers(g_, inputs_[0]));
+  for (int c = 0; c < copies; ++c) bufs.push_back(verify::make_buffers(g_, inputs_[0]));
   for (auto& b : bufs) ptrs.push_back(b.pointers());
   size_t next = 0;
   rounds = std::max(1, rounds);
@@ -139,16 +142,7 @@ std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::Kerne
       }
     }
   }
-  for (size_t i = 0; i < ks.size(); ++i) {
-    std::vector<double>& v = calls[i];
-    if (v.empty()) continue;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    out[i].median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    out[i].min_ms = v.front();
-    out[i].max_ms = v.back();
-    out[i].reps = static_cast<int>(v.size());
-  }
+  for (size_t i = 0; i < ks.size(); ++i) out[i] = timing_of(std::move(calls[i]));
   return out;
 }
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "codegen/kernel_source.h"
-#include "runtime/time_calls.h"
 #include "ir/graph.h"
+#include "runtime/time_calls.h"
 #include "target/target.h"
 #include "verify/interpreter.h"
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 namespace axon::runtime {
 
@@ -10,6 +11,10 @@ struct Timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
 };
+
+/// The median, min and max of single-call times in milliseconds (the mean of
+/// the middle two for an even count); reps is their number, 0 when empty.
+Timing timing_of(std::vector<double> call_ms);
 
 /// Runs `fn` `warmup` times untimed, then timed repetitions until there are at
 /// least `min_reps` of them and they took at least `min_seconds` in all (or a

@@ -216,7 +216,7 @@ class Emitter {
     for (NodeId i = 0; i < g_.size(); ++i)
       if (k_.live[i] && k_.level[i] == Level::Uniform && g_[i].op != Op::Constant && g_[i].op != Op::Param)
         b << "  const float s" << i << " = " << node_value(i, Flavor::Scalar, nullptr, &b, "  ").s << ";\n";
-    const int G = o_.row_group > 1 && loop::leads_with_reduction(g_, k_) ? o_.row_group : 1;
+    const int G = o_.row_group > 1 && k_.leads_with_reduction ? o_.row_group : 1;
     group_ = G;
     const NodeId lead = G > 1 ? loop::leading_reduction(g_, k_) : -1;
     if (o_.threads > 1) {
@@ -257,15 +257,16 @@ class Emitter {
         << " of this row, computed in one pass and read by the later ones\n";
     for (NodeId i = 0; i < g_.size(); ++i) {
       if (!k_.live[i] || k_.level[i] != Level::PerRow || g_[i].op == Op::Param || g_[i].op == Op::Constant) continue;
-      if (i == lead) b << in << "const float s" << i << " = rg_lead[rg];\n";
-      else b << in << "// " << comment_text(print_node(g_, i)) << "\n";
-      if (i == lead) {
+      if (i == lead) {  // computed by the group pass
+        b << in << "const float s" << i << " = rg_lead[rg];\n";
       } else if (is_reduction(g_[i].op)) {
+        b << in << "// " << comment_text(print_node(g_, i)) << "\n";
         prefetch_now_ = o_.prefetch_pass > 0 && o_.prefetch_pass == pass;
         emit_reduction(i, b);
         prefetch_now_ = false;
         ++pass;
       } else {
+        b << in << "// " << comment_text(print_node(g_, i)) << "\n";
         b << in << "const float s" << i << " = " << node_value(i, Flavor::Scalar, nullptr, &b, in).s << ";\n";
       }
       for (size_t k = 0; k < g_.outputs.size(); ++k)
@@ -594,7 +595,8 @@ class Emitter {
     }
   }
 
-  // The accumulators of a reduction pass with `chains` vector chains (0: scalar code).
+  // The accumulators of a reduction pass: `chains` vector ones (none in
+  // scalar code) and the scalar one of the tails.
   void declare_accumulators(NodeId red, int chains, std::ostringstream& b, const std::string& in) {
     const Combine c = reduction_domain(g_, g_[red]).combine;
     const std::string id = combine_identity<VExpr>(c, VExpr{"", Flavor::Scalar}).s;
@@ -650,9 +652,8 @@ class Emitter {
 
   // The first reduction of G rows r0 .. r0 + G - 1 in one loop over c, the
   // rows' steps interleaved, into rg_lead[g]. Several rows read at once are
-  // several streams of memory in flight: on the 2-core machine of
-  // bench/RESULTS.md a row sum of four rows at a time ran in 0.93-1.06 ms,
-  // one row at a time in 1.76-1.88 ms, on the same 32 MiB.
+  // several streams of memory in flight (docs/loop_ir.md, "Row groups",
+  // has what that measured: on s7 little, so the search decides).
   void emit_group_reduction(NodeId red, int G, std::ostringstream& b) {
     const std::string& in = ind_;
     const int w = lanes(vec_);

@@ -87,7 +87,8 @@ double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, co
   if (o.nt_store && k.min_bytes < 8 * (int64_t{1} << 20)) sec *= 1.2;  // streams help only past the caches
   if (o.unroll == 4) sec *= 1.01;
   // One row at a time is one stream of memory per thread; the first pass
-  // of a group reads several (measured: 1.8x on a 32 MiB row sum).
+  // of a group reads several. A guess that ranks groups first; measured
+  // gains on s7 were within noise (docs/loop_ir.md), so the search decides.
   if (k.leads_with_reduction && k.min_bytes > 8 * (int64_t{1} << 20)) sec *= o.row_group >= 4 ? 0.6 : o.row_group == 2 ? 0.8 : 1.0;
   if (o.prefetch_pass > 0 && k.min_bytes > 8 * (int64_t{1} << 20)) sec *= 0.95;  // overlaps memory with the later passes
   return sec;
