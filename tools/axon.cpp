@@ -17,6 +17,7 @@
 
 #include "bench/bench.h"
 #include "codegen/c_like/naive_cpp.h"
+#include "codegen/cpu/emit_cpu.h"
 #include "frontend/spec.h"
 #include "gate/gate.h"
 #include "gate/report.h"
@@ -27,6 +28,7 @@
 #include "runtime/compile_shared.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/time_calls.h"
+#include "schedule/schedule.h"
 #include "support/npy.h"
 #include "target/target.h"
 #include "transforms/pipeline.h"
@@ -107,9 +109,69 @@ void write_file(const fs::path& p, const std::string& text) {
   if (!f) throw axon::Diagnostic(axon::SourceLoc{p.string(), 0, 0}, "cannot write " + p.string());
 }
 
-int cmd_compile(const Common& c, const std::string& out_dir) {
+// The schedule of `axon compile --schedule`: a JSON object of knobs, or a
+// file holding one or holding an optimize report.json (its "schedule").
+// Knobs left out take the space's defaults; a knob the space lacks, or an
+// illegal point, is an error that lists what would be accepted. A report
+// whose winner is the naive kernel gives no schedule (nullopt).
+std::optional<axon::schedule::Schedule> schedule_for_compile(const axon::ir::Graph& g, const std::string& text,
+                                              const axon::target::Target& t) {
+  namespace sch = axon::schedule;
+  json j;
+  std::string where = "--schedule";
+  std::string trimmed = text.substr(std::min(text.find_first_not_of(" \t\n"), text.size()));
+  if (!trimmed.empty() && trimmed[0] == '{') {
+    j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) throw axon::Diagnostic(axon::SourceLoc{}, "--schedule: not valid JSON: " + text);
+  } else {
+    std::ifstream f(text);
+    if (!f) throw axon::Diagnostic(axon::SourceLoc{text, 0, 0}, "--schedule: cannot read " + text);
+    j = json::parse(f, nullptr, false);
+    if (j.is_discarded()) throw axon::Diagnostic(axon::SourceLoc{text, 0, 0}, "not valid JSON");
+    where = text;
+    if (j.is_object() && j.contains("schedule") && j["schedule"].is_object()) {
+      // A report: its schedule belongs to the graph its winner came from.
+      if (j.contains("rewrites") && j["rewrites"].contains("applied") && !j["rewrites"]["applied"].empty()) {
+        throw axon::Diagnostic(axon::SourceLoc{text, 0, 0},
+                               "the report's kernel was found on a rewritten graph (" +
+                                   j["rewrites"]["applied"][0].value("rule", std::string("a rewrite")) +
+                                   "); --schedule applies to the spec as written, so use the report's kernel.cpp");
+      }
+      // The naive kernel won: that is the report's kernel.
+      if (j.value("variant", std::string()) == "naive") return std::nullopt;
+      j = j["schedule"];
+    }
+  }
+  sch::Schedule given = sch::schedule_from_json(j);
+  sch::Space space = sch::schedule_space(g, t);
+  sch::Schedule s = sch::default_schedule(space);
+  for (const auto& [name, value] : given) {
+    if (!space.find(name)) {
+      std::string known;
+      for (const auto& k : space.knobs) known += (known.empty() ? "" : ", ") + k.name;
+      throw axon::Diagnostic(axon::SourceLoc{where, 0, 0}, "knob '" + name + "' is not in this graph's space (" +
+                                                               (known.empty() ? "no knobs" : known) + ")");
+    }
+    s[name] = value;
+  }
+  std::string why = sch::why_illegal(g, s, t);
+  if (!why.empty())
+    throw axon::Diagnostic(axon::SourceLoc{where, 0, 0}, "schedule " + sch::to_json(s).dump() + " is illegal: " + why);
+  return s;
+}
+
+int cmd_compile(const Common& c, const std::string& out_dir, const std::string& schedule_text,
+                const std::string& target_file) {
   auto spec = load(c);
-  auto k = axon::codegen::emit_naive_cpp(spec.graph);
+  axon::codegen::KernelSource k;
+  std::optional<axon::schedule::Schedule> chosen;
+  if (schedule_text.empty()) {
+    k = axon::codegen::emit_naive_cpp(spec.graph);
+  } else {
+    axon::target::Target t = axon::target::resolve_target(target_file, false, false);
+    chosen = schedule_for_compile(spec.graph, schedule_text, t);
+    k = chosen ? axon::codegen::emit_cpu(spec.graph, *chosen, t) : axon::codegen::emit_naive_cpp(spec.graph);
+  }
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw axon::Diagnostic(axon::SourceLoc{out_dir, 0, 0}, "cannot create directory: " + ec.message());
@@ -119,10 +181,12 @@ int cmd_compile(const Common& c, const std::string& out_dir) {
     json j = signature_json(spec.graph);
     j["kernel_cpp"] = (fs::path(out_dir) / "kernel.cpp").string();
     j["kernel_h"] = (fs::path(out_dir) / "kernel.h").string();
+    if (chosen) j["schedule"] = axon::schedule::to_json(*chosen);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "wrote " << (fs::path(out_dir) / "kernel.cpp").string() << " and kernel.h (entry "
-              << spec.graph.entry << ")\n";
+              << spec.graph.entry << (chosen ? ", schedule " + axon::schedule::to_json(*chosen).dump() : "")
+              << ")\n";
   }
   return 0;
 }
@@ -404,9 +468,14 @@ int main(int argc, char** argv) {
 
   auto* check = app.add_subcommand("check", "parse a spec, infer shapes, print the IR");
   add_common(check, common);
-  auto* compile = app.add_subcommand("compile", "write the naive kernel.cpp and kernel.h");
+  std::string compile_schedule, compile_target;
+  auto* compile = app.add_subcommand("compile", "write kernel.cpp and kernel.h (naive, or for a given schedule)");
   add_common(compile, common);
   compile->add_option("-o,--out", out_dir, "output directory")->required();
+  compile->add_option("--schedule", compile_schedule,
+                      "a schedule (JSON object, or a file with one or an optimize report.json): emit the optimised "
+                      "kernel for it instead of the naive one");
+  compile->add_option("--target", compile_target, "with --schedule: a JSON file whose fields override the detected target");
   auto* run = app.add_subcommand("run", "run the interpreter and the compiled kernel on random inputs");
   add_common(run, common);
   run->add_option("--seed", seed, "seed of the random inputs");
@@ -479,7 +548,7 @@ int main(int argc, char** argv) {
     if (*explain) return cmd_explain(common);
     if (*optimize) return cmd_optimize(common, of);
     if (*bench) return cmd_bench(bf, argc, argv);
-    if (*compile) return cmd_compile(common, out_dir);
+    if (*compile) return cmd_compile(common, out_dir, compile_schedule, compile_target);
     if (*run) return cmd_run(common, seed, dump_dir, no_time);
     if (*verify) {
       if (seed_opt->count() > 0) vf.seed = verify_seed;

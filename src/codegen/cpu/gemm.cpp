@@ -70,8 +70,8 @@ std::vector<schedule::Knob> gemm_knobs(const GemmShape& g, const target::Target&
   k.push_back({prefix + "mr", with_first(d.mr, {1, 2, 4, 6, 8, 12, 14}), "rows of the register tile"});
   k.push_back({prefix + "nr", with_first(d.nr, nrs), "columns of the register tile"});
   k.push_back({prefix + "kc", with_first(d.kc, {64, 128, 192, 256, 384, 512}), "depth of a packed K slice"});
-  k.push_back({prefix + "mc", with_first(d.mc, {48, 96, 144, 192, 384}), "rows of C per work item"});
-  k.push_back({prefix + "nc", with_first(d.nc, {256, 512, 1024, 2048}), "columns of a packed B block"});
+  k.push_back({prefix + "mc", with_first(d.mc, {48, 96, 144, 192, 384}), "rows of C per work item (rounded up to a multiple of mr)"});
+  k.push_back({prefix + "nc", with_first(d.nc, {256, 512, 1024, 2048}), "columns of a packed B block (rounded up to a multiple of nr)"});
   std::vector<int64_t> th;
   for (int i = 1; i <= std::max(1, t.cores); i *= 2) th.push_back(i);
   if (th.back() != t.cores && t.cores > 1) th.push_back(t.cores);
@@ -88,6 +88,10 @@ GemmSchedule gemm_schedule_from(const schedule::Schedule& s, const std::string& 
   };
   get("mr", r.mr), get("nr", r.nr), get("kc", r.kc), get("mc", r.mc), get("nc", r.nc);
   get("threads", r.threads), get("prefetch", r.prefetch);
+  // mc and nc are sizes to aim for: rounded up to whole register tiles here,
+  // so that every mr and nr can meet every mc and nc of the space.
+  if (r.mr > 0 && r.mc > 0) r.mc = round_up(r.mc, r.mr);
+  if (r.nr > 0 && r.nc > 0) r.nc = round_up(r.nc, r.nr);
   return r;
 }
 
