@@ -532,6 +532,10 @@ int main(int argc, char** argv) {
   bench->add_option("--rounds", bf.opts.rounds,
                     "peers-then-axon rounds; above 1 every time is the median of its round medians")
       ->check(CLI::Range(1, 20));
+  bench->add_option("--interleave", bf.opts.interleave_rounds,
+                    "rounds of interleaved bursts of axon's kernel and the peers in one process, per peers run "
+                    "(default 7; 0: none)")
+      ->check(CLI::Range(0, 100));
   bench->add_option("--target", bf.opts.target_file, "a JSON file whose fields override the detected target");
 
   try {

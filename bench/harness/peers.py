@@ -24,20 +24,35 @@ dropped. Timing: warm-up calls (which include torch.compile's and jit's
 compilation, reported as compile_s), then repetitions until at least 5 and
 --min-seconds, median, min and max in milliseconds.
 
-Cold inputs (--rotate-bytes N, what `axon bench` passes: twice the
-last-level cache): each peer gets the fewest copies of its input arrays (at
+Cold inputs (--rotate-bytes N, what `axon bench` passes: the stream
+probe's working set, target::cold_rotation_bytes): each peer gets the fewest copies of its input arrays (at
 least 2) whose bytes, plus one set of outputs per copy, reach N, and the
 timed calls cycle through them, so that no call finds its inputs in cache
 from the call before, as axon's own kernels are timed. Outputs are whatever
 the peer allocates per call (a fresh array, as a user of it would get).
 
+Interleaved timing (--interleave-rounds R, with --kernel NAME=LIB.so:SYMBOL
+for each compiled kernel to put next to the peers, such as axon's): after
+every peer has been checked and timed on its own, the contenders that
+passed (the peers and the kernels, which are called through ctypes with
+float32 buffers and checked against numpy's output the same way) take
+turns in one loop: R rounds, in each one burst per contender (calls until
+at least 3 and --burst-seconds), the order rotated by one each round. A
+contender's "interleaved_ms" is the median of its burst medians. All of
+them are timed within the same seconds of the same process, so a slow
+moment of a shared machine falls on every contender alike, and the ratios
+between them are the side-by-side numbers.
+
 Writes one JSON object (stdout, or --out):
     {"entry": ..., "numpy_output_dtypes": [...], "peers": {NAME: {"status": "ok" |
      "not installed" | "failed: ..." | "wrong result: ...", "median_ms", "min_ms",
-     "max_ms", "reps", "copies", "compile_s", "max_error_over_budget", "max_diff_vs_numpy"}}}
+     "max_ms", "reps", "copies", "compile_s", "max_error_over_budget", "max_diff_vs_numpy",
+     "interleaved_ms", "burst_ms"}},
+     "kernels": {NAME: {the same fields, no compile_s}}, "interleave": {"rounds", "burst_seconds", "order"}}
 """
 import argparse
 import builtins
+import ctypes
 import inspect
 import json
 import math
@@ -310,6 +325,44 @@ def make_runner(peer, spec, entry, inputs, dtypes, copies=1):
     raise SystemExit(f"peers.py: unknown peer {peer!r} (known: {', '.join(ALL_PEERS)})")
 
 
+def make_kernel_runner(lib_path, symbol, inputs, dtypes, out_shapes, out_dtypes, copies=1):
+    """As make_runner, for a compiled kernel with axon's C ABI: `void f(const T* in..., T* out...)`,
+    every buffer dense row-major and caller-allocated."""
+    fn = getattr(ctypes.CDLL(os.path.abspath(lib_path)), symbol)
+    fn.restype = None
+
+    def make_args():
+        ins = [np.ascontiguousarray(np.array(a, dtype=d, copy=True)) for a, d in zip(inputs, dtypes)]
+        outs = [np.zeros(sh, dtype=d) for sh, d in zip(out_shapes, out_dtypes)]
+        return ins, outs, [ctypes.c_void_p(a.ctypes.data) for a in ins + outs]
+
+    rot = Rotation(make_args, copies)
+    first = rot.sets[0]
+
+    def outputs():
+        fn(*first[2])
+        return [o.copy() for o in first[1]]
+    return outputs, (lambda: fn(*rot.next()[2]))
+
+
+def interleave(calls, rounds, burst_seconds):
+    """{name: (median of burst medians, [burst medians])}: `rounds` rounds of one burst per
+    contender, in an order rotated by one each round (see the module docstring)."""
+    names = list(calls)
+    bursts = {n: [] for n in names}
+    for r in range(rounds):
+        k = r % len(names)
+        for n in names[k:] + names[:k]:
+            samples = []
+            start = time.perf_counter()
+            while len(samples) < 3 or time.perf_counter() - start < burst_seconds:
+                t1 = time.perf_counter()
+                calls[n]()
+                samples.append((time.perf_counter() - t1) * 1e3)
+            bursts[n].append(statistics.median(samples))
+    return {n: (statistics.median(b), b) for n, b in bursts.items()}
+
+
 MAX_COPIES = 4096
 
 
@@ -336,6 +389,41 @@ def is_installed(peer):
         return True, first_line(e)
 
 
+def run_kernels(args, kernels, inputs, dtypes, numpy_out, bounds, reference, timed_calls):
+    """Checks and times each --kernel as a peer is; the ones that pass join `timed_calls`."""
+    rows = {}
+    out_dtypes = [DTYPES.get(d.strip(), np.float32) for d in args.kernel_output_dtypes.split(",") if d.strip()]
+    for name, lib, symbol in kernels:
+        row = {}
+        try:
+            if numpy_out is None:
+                raise RuntimeError("numpy failed, so there is nothing to check against")
+            shapes = [np.asarray(o).shape for o in numpy_out]
+            odt = out_dtypes or [np.float32] * len(shapes)
+            if len(odt) != len(shapes):
+                raise RuntimeError(f"{len(odt)} output dtypes for {len(shapes)} outputs")
+            outputs, _ = make_kernel_runner(lib, symbol, inputs, dtypes, shapes, odt)
+            per_set = [np.zeros(sh, dtype=d) for sh, d in zip(shapes, odt)]
+            copies = copies_for(args.rotate_bytes, inputs, dtypes, per_set)
+            outputs, call = make_kernel_runner(lib, symbol, inputs, dtypes, shapes, odt, copies)
+            ok, detail, stats = compare(outputs(), numpy_out, bounds, reference)
+            row.update(stats)
+            if not ok:
+                row["status"] = "wrong result: " + detail
+            else:
+                row.update(time_call(call, min_seconds=args.min_seconds))
+                row.pop("compile_s", None)
+                row["copies"] = copies
+                row["status"] = "ok"
+                timed_calls[name] = call
+        except Exception as e:  # noqa: BLE001 - reported, like a peer's failure
+            row["status"] = "failed: " + first_line(e)
+        rows[name] = row
+        print(f"peers: kernel {name}: {row.get('status')}" +
+              (f", {row['median_ms']:.3f} ms" if "median_ms" in row else ""), file=sys.stderr)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--spec", required=True)
@@ -348,8 +436,23 @@ def main():
     ap.add_argument("--min-seconds", type=float, default=0.2)
     ap.add_argument("--rotate-bytes", type=float, default=0,
                     help="cold inputs: rotate argument copies whose bytes reach this (0: one set)")
+    ap.add_argument("--kernel", action="append", default=[], metavar="NAME=LIB.so:SYMBOL",
+                    help="a compiled kernel (axon's C ABI) to check and to time between the peers")
+    ap.add_argument("--kernel-output-dtypes", default="",
+                    help="comma list of the kernels' output dtypes (f32, f64, ...; default f32)")
+    ap.add_argument("--interleave-rounds", type=int, default=0,
+                    help="rounds of interleaved bursts of every contender that passed (0: none)")
+    ap.add_argument("--burst-seconds", type=float, default=0.03)
     ap.add_argument("--out")
     args = ap.parse_args()
+    kernels = []
+    for k in args.kernel:
+        m = re.fullmatch(r"([^=]+)=(.+):(\w+)", k)
+        if not m:
+            raise SystemExit(f"peers.py: --kernel {k!r}: expected NAME=LIB.so:SYMBOL")
+        if m.group(1) in ALL_PEERS:
+            raise SystemExit(f"peers.py: --kernel {k!r}: {m.group(1)!r} is a peer's name")
+        kernels.append(m.groups())
 
     inputs = [np.load(p) for p in args.inputs]
     reference = [np.load(p) for p in args.reference]
@@ -362,6 +465,7 @@ def main():
     result = {"spec": args.spec, "entry": entry_fn.__name__, "defines": args.define,
               "rotate_bytes": args.rotate_bytes, "peers": {}}
     numpy_out = None
+    timed_calls = {}  # contenders that passed their check, for the interleaved rounds
     peers = [p for p in args.peers.split(",") if p]
     # numpy runs first: the others are checked against it (untimed when not asked for).
     untimed_numpy = "numpy" not in peers
@@ -401,6 +505,7 @@ def main():
                     row.update(time_call(call, min_seconds=args.min_seconds))
                     row["copies"] = copies
                     row["status"] = "ok"
+                    timed_calls[peer] = call
             except SystemExit:
                 raise
             except Exception as e:  # noqa: BLE001 - every failure is reported in the table
@@ -412,6 +517,17 @@ def main():
               (f", {row['median_ms']:.3f} ms" if "median_ms" in row else ""), file=sys.stderr)
         if untimed_numpy and peer == "numpy":
             continue
+    if kernels:
+        result["kernels"] = run_kernels(args, kernels, inputs, dtypes, numpy_out, bounds, reference, timed_calls)
+    if args.interleave_rounds > 0 and len(timed_calls) > 0:
+        order = list(timed_calls)
+        result["interleave"] = {"rounds": args.interleave_rounds, "burst_seconds": args.burst_seconds,
+                                "order": order}
+        print(f"peers: interleaving {', '.join(order)}, {args.interleave_rounds} rounds", file=sys.stderr)
+        for name, (ms, bursts) in interleave(timed_calls, args.interleave_rounds, args.burst_seconds).items():
+            row = result["kernels"][name] if name in result.get("kernels", {}) else result["peers"][name]
+            row["interleaved_ms"] = ms
+            row["burst_ms"] = bursts
     text = json.dumps(result, indent=2)
     if args.out:
         with open(args.out, "w") as f:

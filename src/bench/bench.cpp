@@ -20,6 +20,7 @@
 #include "codegen/cpu/emit_cpu.h"
 #include "frontend/spec.h"
 #include "optimize/optimize.h"
+#include "runtime/compile_shared.h"
 #include "runtime/measure.h"
 #include "runtime/time_calls.h"
 #include "support/diagnostic.h"
@@ -136,15 +137,20 @@ void say(const Context& cx, const std::string& line) {
   if (cx.opts.on_line) cx.opts.on_line(line);
 }
 
-// Every requested peer gets a row: from peers.py's answer, or the reason there is none.
+// Every requested peer gets a row: from peers.py's answer, or the reason
+// there is none. With `axon_lib` (axon's kernel built as a shared library)
+// and interleave_rounds > 0, peers.py also checks and times that kernel and
+// then times every contender that passed in interleaved bursts.
+// Returns {"peers": {name: row}, "kernels": {"axon": row}} ("kernels" only
+// when peers.py answered about the kernel).
 json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, const runtime::Measurer& m,
-               const std::string& name) {
+               const std::string& name, const std::string& axon_lib) {
   json rows = json::object();
   auto all_failed = [&](const std::string& why) {
     for (const std::string& p : cx.opts.peers) rows[p] = {{"status", "failed: " + why}};
-    return rows;
+    return json{{"peers", rows}};
   };
-  if (cx.opts.peers.empty()) return rows;
+  if (cx.opts.peers.empty()) return json{{"peers", rows}};
   if (cx.harness.empty()) return all_failed("bench/harness/peers.py not found (set AXON_BENCH_HARNESS)");
   fs::path work = cx.out / "work" / name;
   fs::create_directories(work);
@@ -166,6 +172,13 @@ json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, c
   argv.insert(argv.end(), {"--peers", join(cx.opts.peers, ","), "--min-seconds", std::to_string(cx.opts.min_seconds),
                            "--rotate-bytes", std::to_string(static_cast<long long>(cx.cold_bytes)), "--out",
                            result.string()});
+  if (!axon_lib.empty() && cx.opts.interleave_rounds > 0) {
+    std::string dtypes;
+    for (size_t j = 0; j < g.outputs.size(); ++j)
+      dtypes += (j ? "," : "") + std::string(ir::dtype_name(m.reference(0)[j].type.dtype));
+    argv.insert(argv.end(), {"--kernel", "axon=" + axon_lib + ":" + g.entry, "--kernel-output-dtypes", dtypes,
+                             "--interleave-rounds", std::to_string(cx.opts.interleave_rounds)});
+  }
   fs::remove(result);
   int rc = run_logged(argv, log);
   for (const fs::path& p : written) fs::remove(p);  // up to hundreds of MB per workload
@@ -185,7 +198,9 @@ json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, c
     const json& peers = answer["peers"];
     rows[p] = peers.contains(p) ? peers[p] : json{{"status", "failed: no answer from peers.py"}};
   }
-  return rows;
+  json out = {{"peers", rows}};
+  if (answer.contains("kernels")) out["kernels"] = answer["kernels"];
+  return out;
 }
 
 double median(std::vector<double> v) { return runtime::timing_of(std::move(v)).median_ms; }
@@ -217,6 +232,23 @@ json combine_peer_rounds(const std::vector<json>& rounds) {
     rows[p] = row;
   }
   return rows;
+}
+
+// The interleaved times of one contender over the rounds: its row gains
+// interleaved_ms (the median of the rounds' interleaved medians) and
+// interleaved_round_ms; a round without one (the contender failed there,
+// or was not interleaved) drops them, so no number rests on part of the rounds.
+void combine_interleaved(json& row, const std::vector<const json*>& per_round) {
+  row.erase("interleaved_ms");
+  row.erase("burst_ms");
+  std::vector<double> ms;
+  for (const json* r : per_round) {
+    if (!r || !r->contains("interleaved_ms")) return;
+    ms.push_back((*r)["interleaved_ms"].get<double>());
+  }
+  if (ms.empty()) return;
+  row["interleaved_round_ms"] = ms;
+  row["interleaved_ms"] = median(ms);
 }
 
 // One workload: optimize, time both kernels cold, run the peers. `w` holds
@@ -297,12 +329,20 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   // with more, every contender's reported ms is the median of its round
   // medians (axon has one more round, the first).
   const int rounds = std::max(1, cx.opts.rounds);
-  std::vector<json> peer_rounds;
+  std::string axon_lib;  // axon's kernel as a library, for peers.py's interleaved rounds
+  if (!cx.opts.peers.empty() && cx.opts.interleave_rounds > 0 && w["axon"].value("status", "") == "ok") {
+    runtime::CompileOptions co;
+    co.flags = mo.flags;
+    axon_lib = runtime::compile_shared(r.kernel, co);
+  }
+  std::vector<json> peer_rounds, kernel_rounds;
   std::vector<double> axon_rounds = {w["axon"].value("ms", 0.0)};
   for (int k = 0; k < rounds && !cx.opts.peers.empty(); ++k) {
     say(cx, name + ": peers (" + join(cx.opts.peers, ", ") + ")" +
                 (rounds > 1 ? ", round " + std::to_string(k + 1) + " of " + std::to_string(rounds) : ""));
-    peer_rounds.push_back(run_peers(cx, g, spec_path, m, name));
+    json answer = run_peers(cx, g, spec_path, m, name, axon_lib);
+    peer_rounds.push_back(answer["peers"]);
+    kernel_rounds.push_back(answer.value("kernels", json::object()));
     if (interrupted(cx)) break;
     if (w["axon"].value("status", "") != "ok") continue;
     say(cx, name + ": timing axon again, after the peers");
@@ -314,6 +354,19 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
     axon_rounds.push_back(again.ms);
   }
   w["peers"] = combine_peer_rounds(peer_rounds);
+  if (!axon_lib.empty() && !peer_rounds.empty()) {
+    for (auto& [p, row] : w["peers"].items()) {
+      std::vector<const json*> per_round;
+      for (const json& r : peer_rounds) per_round.push_back(r.contains(p) ? &r[p] : nullptr);
+      combine_interleaved(row, per_round);
+    }
+    std::vector<const json*> per_round;
+    for (const json& r : kernel_rounds) per_round.push_back(r.contains("axon") ? &r["axon"] : nullptr);
+    json in_process = kernel_rounds.back().value("axon", json{{"status", "failed: no answer from peers.py"}});
+    json ax = {{"status", in_process.value("status", "")}};
+    combine_interleaved(ax, per_round);
+    w["axon"]["in_peers_process"] = ax;
+  }
   if (interrupted(cx)) return stopped(std::move(w));
   if (axon_rounds.size() > 1) {
     json& a = w["axon"];
@@ -340,6 +393,24 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   double axon_ms = w["axon"].value("ms", 0.0);
   w["best_peer"] = best;
   w["speedup_vs_best_peer"] = !best.empty() && axon_ms > 0 ? best_ms / axon_ms : 0.0;
+  // The same comparison from the interleaved bursts: every contender timed in
+  // the same seconds of one process.
+  if (w["axon"].contains("in_peers_process") && w["axon"]["in_peers_process"].contains("interleaved_ms")) {
+    double a_ms = w["axon"]["in_peers_process"]["interleaved_ms"].get<double>();
+    std::string ibest;
+    double ibest_ms = 0;
+    for (auto& [p, row] : w["peers"].items()) {
+      double pms = row.value("interleaved_ms", 0.0);
+      if (row.value("status", "") != "ok" || pms <= 0) continue;
+      if (ibest.empty() || pms < ibest_ms) ibest = p, ibest_ms = pms;
+    }
+    if (!ibest.empty() && a_ms > 0)
+      w["interleaved"] = {{"axon_ms", a_ms},
+                          {"best_peer", ibest},
+                          {"best_peer_ms", ibest_ms},
+                          {"speedup_vs_best_peer", ibest_ms / a_ms},
+                          {"axon_fraction", fractions(a_ms, cost, floor_ms, pk)}};
+  }
   w["seconds"] = seconds_since(t0);
   return w;
 }
@@ -439,7 +510,7 @@ json run_bench(const BenchOptions& opts) {
   say(cx, "probe: measuring the FMA peak and the streaming bandwidth");
   target::measure_peaks(cx.target);
   double llc = target::last_level_cache_bytes(cx.target);
-  cx.cold_bytes = 2 * llc;
+  cx.cold_bytes = target::cold_rotation_bytes(cx.target);
   const target::Peaks& pk = cx.target.peaks;
   char buf[256];
   std::snprintf(buf, sizeof buf, "probe: %.1f GFLOP/s FMA, %.1f GB/s stream (all %d cores); cold inputs rotate >= %.0f MiB",
@@ -457,6 +528,7 @@ json run_bench(const BenchOptions& opts) {
   b["budget_s"] = opts.budget_s;
   b["min_seconds"] = opts.min_seconds;
   b["rounds"] = std::max(1, opts.rounds);
+  b["interleave_rounds"] = opts.interleave_rounds;
   b["use_db"] = opts.use_db;
   b["ablate_rewrites"] = opts.ablate_rewrites;
   b["peers"] = opts.peers;

@@ -4,7 +4,7 @@
 //
 /// Per workload: optimize (optimize::optimize, the tuning database makes a
 /// rerun fast), then time axon's winner and the naive kernel with cold
-/// inputs (runtime::Measurer with cold_bytes = twice the last-level cache:
+/// inputs (runtime::Measurer with cold_bytes = target::cold_rotation_bytes:
 /// enough copies of every buffer are rotated that no call finds its inputs
 /// in cache), then run bench/harness/peers.py on the same inputs with the
 /// same rotation, then time axon's winner once more (A/B/A): its reported
@@ -39,6 +39,7 @@ struct BenchOptions {
   bool use_db = true;
   double min_seconds = 0.2;         // timed seconds per kernel and per peer, at least
   int rounds = 1;                   // peers-then-axon rounds after axon's first timing
+  int interleave_rounds = 7;        // per peers run: bursts of axon's kernel and every peer in turn (0: none)
   std::string target_file;          // JSON override of the detected target (peaks are probed anyway)
   std::string python = "python3";   // runs peers.py and plot.py
   std::string harness_dir;          // holds peers.py and plot.py; empty: found (see find_harness_dir)

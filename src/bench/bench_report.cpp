@@ -62,6 +62,19 @@ std::string applied_rules(const json& opt) {
   return s.empty() ? "none" : s;
 }
 
+// "1.12x (torch.compile)" from the interleaved bursts, or why there is none.
+std::string interleaved_cell(const json& w) {
+  if (w.contains("interleaved")) {
+    const json& i = w["interleaved"];
+    return fmt("%.2fx", num(i, "speedup_vs_best_peer")) + " (" + str(i, "best_peer") + ")";
+  }
+  if (w.contains("axon") && w["axon"].contains("in_peers_process")) {
+    std::string st = str(w["axon"]["in_peers_process"], "status");
+    if (st != "ok") return cell("axon in peers.py: " + st);
+  }
+  return "-";
+}
+
 }  // namespace
 
 std::string bench_markdown(const json& b) {
@@ -79,7 +92,7 @@ std::string bench_markdown(const json& b) {
   o << "- roofline floor = max(FLOPs / FMA peak, bytes / stream bandwidth); bytes count each input read once and "
        "each output written once\n";
   o << "- cold inputs: every kernel and peer cycles through copies of its buffers totalling at least "
-    << fmt("%.0f", num(b, "cold_bytes") / (1024 * 1024)) << " MiB (twice the last-level cache)\n";
+    << fmt("%.0f", num(b, "cold_bytes") / (1024 * 1024)) << " MiB (the stream probe's working set)\n";
   o << "- optimize budget " << fmt("%g", num(b, "budget_s")) << " s per workload, tuning database "
     << (b.value("use_db", true) ? "on" : "off") << "; timing: median of at least 5 calls and "
     << fmt("%g", num(b, "min_seconds")) << " s"
@@ -87,15 +100,23 @@ std::string bench_markdown(const json& b) {
                                         " rounds of peers then axon, each time the median of its round medians"
                                   : std::string("; axon timed before and after the peers, the slower counts"))
     << "\n";
+  if (b.value("interleave_rounds", 0) > 0)
+    o << "- interleaved: in each peers run, axon's kernel (loaded into the peers' Python process) and every peer "
+         "that passed take turns, "
+      << b.value("interleave_rounds", 0)
+      << " rounds of one burst each (at least 3 calls and 0.03 s), order rotated each round; a contender's time is "
+         "the median of its burst medians (median over the rounds with --rounds). The last column compares axon "
+         "with the best peer by those times, all taken in the same seconds\n";
   o << "- plot: " << (str(b["plot"], "status") == "ok" ? "bench.png" : str(b["plot"], "status")) << "\n";
   if (b.value("interrupted", false))
     o << "- **interrupted**: " << b["workloads"].size() << " workloads finished, " << b.value("not_run", json::array()).size()
       << " not run\n";
   o << "\n| workload | bound | FLOPs | bytes | floor ms | axon ms | naive ms |";
   for (const auto& p : peers) o << " " << p << " ms |";
-  o << " axon / roofline | axon bandwidth fraction | axon FMA fraction | speedup vs best peer |\n|---|---|---:|---:|---:|---:|---:|";
+  o << " axon / roofline | axon bandwidth fraction | axon FMA fraction | speedup vs best peer | interleaved: speedup "
+       "vs best peer |\n|---|---|---:|---:|---:|---:|---:|";
   for (size_t i = 0; i < peers.size(); ++i) o << "---:|";
-  o << "---:|---:|---:|---:|\n";
+  o << "---:|---:|---:|---:|---:|\n";
   std::vector<std::string> notes;
   for (const json& w : b["workloads"]) {
     std::string name = str(w, "name");
@@ -118,7 +139,7 @@ std::string bench_markdown(const json& b) {
     o << " " << fmt("%.2f", fraction(a, "roofline")) << " | " << fmt("%.2f", fraction(a, "bandwidth")) << " | "
       << fmt("%.3g", fraction(a, "fma")) << " | "
       << (best.empty() ? std::string("no peer timed") : fmt("%.2fx", num(w, "speedup_vs_best_peer")) + " (" + best + ")")
-      << " |\n";
+      << " | " << interleaved_cell(w) << " |\n";
   }
   o << "\naxon's kernel is `optimize`'s winner (\"naive\" when no schedule beat the naive kernel); every time is "
        "re-measured here with cold inputs, after optimize, so it can differ from the search's own number.\n";
@@ -163,7 +184,8 @@ std::string bench_csv(const json& b) {
        "naive_status";
   for (const auto& p : peers) o << "," << p << "_ms," << p << "_status," << p << "_copies";
   o << ",axon_fraction_roofline,axon_fraction_bandwidth,axon_fraction_fma,best_peer,speedup_vs_best_peer,"
-       "stream_gbs,fma_gflops,axon_no_rewrites_ms,rewrites_speedup,rewrites_applied,error\n";
+       "stream_gbs,fma_gflops,axon_no_rewrites_ms,rewrites_speedup,rewrites_applied,axon_interleaved_ms,"
+       "best_peer_interleaved,best_peer_interleaved_ms,speedup_vs_best_peer_interleaved,error\n";
   const json& pk = b["probe"];
   for (const json& w : b["workloads"]) {
     const json& a = w.value("axon", json::object());
@@ -188,6 +210,13 @@ std::string bench_csv(const json& b) {
         << csv_field(applied_rules(opt));
     else
       o << ",,";
+    if (w.contains("interleaved")) {
+      const json& i = w["interleaved"];
+      o << "," << ms(i, "axon_ms") << "," << str(i, "best_peer") << "," << ms(i, "best_peer_ms") << ","
+        << fmt("%.4g", num(i, "speedup_vs_best_peer"));
+    } else {
+      o << ",,,,";
+    }
     o << "," << csv_field(str(w, "error")) << "\n";
   }
   return o.str();

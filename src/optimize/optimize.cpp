@@ -349,10 +349,10 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   runtime::MeasureOptions mo;
   mo.flags = flags;
   // A working set that cannot stay in cache between calls of a real program
-  // is timed cold (copies rotated through twice the last-level cache), as
+  // is timed cold (copies rotated through the stream probe's working set), as
   // axon bench times it: warm timing would rank streaming stores, which
   // only pay past the caches, as losses.
-  if (analysis::graph_cost(g).bytes > kColdAboveBytes) mo.cold_bytes = 2 * target::last_level_cache_bytes(t);
+  if (analysis::graph_cost(g).bytes > kColdAboveBytes) mo.cold_bytes = target::cold_rotation_bytes(t);
   schedule::Space space = schedule::schedule_space(g, t);
   OptimizeResult res;
 

@@ -36,8 +36,8 @@ struct MeasureOptions {
   double min_seconds = 0.1;    // timed seconds per candidate, at least
   std::vector<std::string> flags;  // compiler flags (CompileOptions::flags); empty: the default
   /// > 0: cold inputs: rotate among the fewest copies of all buffers (at
-  /// least 2) whose bytes together reach this (say twice the last-level
-  /// cache). 0: the search's rule (4 copies when they fit in 8 MiB, else 1).
+  /// least 2) whose bytes together reach this (target::cold_rotation_bytes,
+  /// the stream probe's working set). 0: the search's rule (4 copies when they fit in 8 MiB, else 1).
   double cold_bytes = 0;
 };
 

@@ -190,15 +190,10 @@ Buffer alloc_floats(int64_t n) {
   return Buffer(static_cast<float*>(std::aligned_alloc(64, bytes)));
 }
 
+// Each of the three triad buffers: a third of the cold working set that
+// kernels are timed with (cold_rotation_bytes), so both see the same memory.
 int64_t stream_elements(const Target& t) {
-  int64_t llc_total = 0;
-  if (!t.caches.empty()) {
-    const Cache& llc = t.caches.back();
-    int instances = std::max(1, t.cores / std::max(1, llc.shared_by_cores));
-    llc_total = llc.bytes * instances;
-  }
-  int64_t bytes = std::max<int64_t>(int64_t{64} << 20, 2 * llc_total);
-  return bytes / static_cast<int64_t>(sizeof(float));
+  return static_cast<int64_t>(cold_rotation_bytes(t) / 3.0) / static_cast<int64_t>(sizeof(float));
 }
 
 // {1 thread, all threads} triad bandwidth in GB/s.

@@ -117,4 +117,8 @@ double last_level_cache_bytes(const Target& t) {
   return static_cast<double>(llc->bytes) * instances;
 }
 
+double cold_rotation_bytes(const Target& t) {
+  return 3.0 * std::max(64.0 * 1024 * 1024, 2.0 * last_level_cache_bytes(t));
+}
+
 }  // namespace axon::target

@@ -85,6 +85,14 @@ std::string describe(const Target& t);
 /// instances); 32 MiB when the description has no caches.
 double last_level_cache_bytes(const Target& t);
 
+/// Bytes of buffer copies a timing loop cycles through so that no call finds
+/// its data in any cache: the stream probe's working set, three buffers of
+/// max(64 MiB, twice the last-level cache). Twice the reported last-level
+/// cache is not enough on every machine: on a 2-core cloud VM that reports
+/// 32 MiB of L3, a 32 MiB row sum rotating through 2 copies ran 0.70 ms, and
+/// through 7 copies 1.35 ms (the host's cache is larger than the VM's share).
+double cold_rotation_bytes(const Target& t);
+
 /// The ISA flags that are set, space-separated ("avx2 fma avx512f ...").
 std::string isa_flags(const Isa& isa);
 

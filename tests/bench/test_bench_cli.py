@@ -58,7 +58,8 @@ def test_probe_and_numbers_positive(run):
     b = run["json"]
     assert b["finished"] is True
     assert b["probe"]["stream_gbs_all"] > 0 and b["probe"]["fma_gflops_all"] > 0
-    assert b["cold_bytes"] >= b["last_level_cache_bytes"] > 0
+    # Cold rotation = the stream probe's working set: 3 x max(64 MiB, twice the LLC).
+    assert b["cold_bytes"] == pytest.approx(3 * max(64 << 20, 2 * b["last_level_cache_bytes"]), rel=1e-9)
     (w,) = b["workloads"]
     assert w["name"] == "small_softmax" and "error" not in w
     assert w["flops"] > 0 and w["bytes"] > 0 and w["floor_ms"] > 0
@@ -77,6 +78,30 @@ def test_probe_and_numbers_positive(run):
     assert numpy["median_ms"] > 0 and numpy["copies"] >= 2
     assert w["best_peer"] == "numpy"
     assert w["speedup_vs_best_peer"] == pytest.approx(numpy["median_ms"] / w["axon"]["ms"], rel=1e-9)
+
+
+def test_interleaved_bursts_compare_axon_and_the_peers_in_one_process(run):
+    # axon's kernel is loaded into peers.py, checked against numpy, and timed
+    # in turns with every peer that passed; the last column is that ratio.
+    b = run["json"]
+    assert b["interleave_rounds"] == 7
+    (w,) = b["workloads"]
+    ax = w["axon"]["in_peers_process"]
+    assert ax["status"] == "ok", ax
+    numpy = w["peers"]["numpy"]
+    assert ax["interleaved_ms"] > 0 and numpy["interleaved_ms"] > 0
+    assert len(ax["interleaved_round_ms"]) == len(numpy["interleaved_round_ms"]) == 1
+    assert "interleaved_ms" not in w["peers"]["torch"]  # not installed, so not interleaved
+    i = w["interleaved"]
+    assert i["best_peer"] == "numpy" and i["axon_ms"] == ax["interleaved_ms"]
+    assert i["speedup_vs_best_peer"] == pytest.approx(numpy["interleaved_ms"] / ax["interleaved_ms"], rel=1e-9)
+    assert i["axon_fraction"]["roofline"] == pytest.approx(w["floor_ms"] / ax["interleaved_ms"], rel=1e-6)
+    (row,) = csv.DictReader((run["out"] / "bench.csv").open())
+    assert row["best_peer_interleaved"] == "numpy"
+    assert float(row["speedup_vs_best_peer_interleaved"]) == pytest.approx(i["speedup_vs_best_peer"], rel=1e-3)
+    md = (run["out"] / "bench.md").read_text()
+    assert "interleaved: speedup vs best peer" in md
+    assert f"{i['speedup_vs_best_peer']:.2f}x (numpy) |" in md
 
 
 def test_missing_peers_are_reported_not_dropped(run):
@@ -156,6 +181,19 @@ def test_rounds_report_the_median_of_round_medians(tmp_path):
     assert a["ms_before_peers"] == a["round_ms"][0] and a["ms_after_peers"] == a["round_ms"][-1]
     assert w["speedup_vs_best_peer"] == pytest.approx(n["median_ms"] / a["ms"], rel=1e-9)
     assert "3 rounds of peers then axon" in (tmp_path / "bench.md").read_text()
+    # Each round's peers run interleaves too; the reported time is the median of the three.
+    ax = w["axon"]["in_peers_process"]
+    assert len(ax["interleaved_round_ms"]) == 3 and len(n["interleaved_round_ms"]) == 3
+    assert ax["interleaved_ms"] == pytest.approx(sorted(ax["interleaved_round_ms"])[1], rel=1e-12)
+
+
+def test_interleave_zero_times_no_bursts(tmp_path):
+    r = bench(tmp_path, SPEC, "--budget", "2", "--no-db", "--peers", "numpy", "--min-seconds", "0.02",
+              "--interleave", "0")
+    assert r.returncode == EXIT_OK, r.stderr
+    (w,) = json.loads((tmp_path / "bench.json").read_text())["workloads"]
+    assert "interleaved" not in w and "in_peers_process" not in w["axon"]
+    assert "interleaved_ms" not in w["peers"]["numpy"]
 
 
 def test_rounds_out_of_range_is_a_usage_error(tmp_path):

@@ -1,0 +1,96 @@
+"""bench/harness/peers.py with --kernel and --interleave-rounds (docs/bench.md).
+
+A compiled kernel is checked against numpy's output like a peer before it is
+timed; only the contenders that passed are interleaved. Run on axon's naive
+kernel of a small softmax (right) and a hand-written one that is not (wrong).
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from conftest import AXON_BIN, SOURCE_DIR, require_axon  # noqa: E402
+
+SPEC = SOURCE_DIR / "tests" / "optimize" / "specs" / "small_softmax.py"
+PEERS_PY = SOURCE_DIR / "bench" / "harness" / "peers.py"
+
+WRONG = """
+extern "C" void small_softmax(const float* X, float* out0) {
+  for (int i = 0; i < 64 * 128; ++i) out0[i] = X[i] > 0 ? 1.0f / 128 : 0.0f;  // not a softmax
+}
+"""
+
+
+def build(tmp, name, source):
+    cxx = shutil.which("g++")
+    if cxx is None:
+        pytest.skip("g++ not found")
+    src = tmp / f"{name}.cpp"
+    src.write_text(source)
+    lib = tmp / f"{name}.so"
+    c = subprocess.run([cxx, "-O2", "-fPIC", "-shared", "-fopenmp", "-o", str(lib), str(src)], capture_output=True,
+                       text=True, cwd=tmp, timeout=120)
+    assert c.returncode == 0, c.stderr
+    return lib
+
+
+def peers(tmp, *args):
+    return subprocess.run([sys.executable, str(PEERS_PY), "--spec", str(SPEC), "--inputs", str(tmp / "in0.npy"),
+                           "--peers", "numpy", "--min-seconds", "0.01", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def answer(tmp_path_factory):
+    require_axon()
+    tmp = tmp_path_factory.mktemp("peers_kernels")
+    r = subprocess.run([str(AXON_BIN), "compile", str(SPEC), "-o", str(tmp)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    right = build(tmp, "right", (tmp / "kernel.cpp").read_text())
+    wrong = build(tmp, "wrong", WRONG)
+    np.save(tmp / "in0.npy", np.random.default_rng(5).standard_normal((64, 128)))
+    r = peers(tmp, "--kernel", f"right={right}:small_softmax", "--kernel", f"wrong={wrong}:small_softmax",
+              "--interleave-rounds", "3", "--burst-seconds", "0.005", "--out", tmp / "peers.json")
+    assert r.returncode == 0, r.stderr
+    return {"tmp": tmp, "json": json.loads((tmp / "peers.json").read_text()), "right": right}
+
+
+def test_a_right_kernel_is_checked_timed_and_interleaved(answer):
+    k = answer["json"]["kernels"]["right"]
+    assert k["status"] == "ok", k
+    assert k["median_ms"] > 0 and k["copies"] >= 1
+    assert k["max_diff_vs_numpy"] < 1e-5  # no budget given: within rtol 1e-3 of numpy's scale passes
+    assert k["interleaved_ms"] > 0 and len(k["burst_ms"]) == 3
+    assert k["interleaved_ms"] == pytest.approx(sorted(k["burst_ms"])[1], rel=1e-12)
+    numpy = answer["json"]["peers"]["numpy"]
+    assert numpy["interleaved_ms"] > 0 and len(numpy["burst_ms"]) == 3
+
+
+def test_a_wrong_kernel_is_reported_and_never_timed(answer):
+    k = answer["json"]["kernels"]["wrong"]
+    assert k["status"].startswith("wrong result: output 0"), k
+    assert "median_ms" not in k and "interleaved_ms" not in k
+    assert answer["json"]["interleave"]["order"] == ["numpy", "right"]
+
+
+def test_a_kernel_may_not_take_a_peers_name(answer):
+    r = peers(answer["tmp"], "--kernel", f"numpy={answer['right']}:small_softmax")
+    assert r.returncode != 0 and "is a peer's name" in r.stderr
+
+
+def test_a_malformed_kernel_argument_says_what_is_expected(answer):
+    r = peers(answer["tmp"], "--kernel", "right.so")
+    assert r.returncode != 0 and "NAME=LIB.so:SYMBOL" in r.stderr
+
+
+def test_a_missing_symbol_is_a_failure_row(answer):
+    r = peers(answer["tmp"], "--kernel", f"right={answer['right']}:no_such_entry", "--out", answer["tmp"] / "p2.json")
+    assert r.returncode == 0, r.stderr
+    k = json.loads((answer["tmp"] / "p2.json").read_text())["kernels"]["right"]
+    assert k["status"].startswith("failed: AttributeError"), k
