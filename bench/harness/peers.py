@@ -48,7 +48,8 @@ Writes one JSON object (stdout, or --out):
      "not installed" | "failed: ..." | "wrong result: ...", "median_ms", "min_ms",
      "max_ms", "reps", "copies", "compile_s", "max_error_over_budget", "max_diff_vs_numpy",
      "interleaved_ms", "burst_ms"}},
-     "kernels": {NAME: {the same fields, no compile_s}}, "interleave": {"rounds", "burst_seconds", "order"}}
+     "kernels": {NAME: {the same fields, no compile_s}}, "interleave": {"rounds", "burst_seconds", "order"},
+     "cpus": [the CPUs this process may run on]}
 """
 import argparse
 import builtins
@@ -463,7 +464,7 @@ def main():
         raise SystemExit(f"peers.py: {args.spec}: the entry takes {len(dtypes)} parameters, got {len(inputs)} inputs")
 
     result = {"spec": args.spec, "entry": entry_fn.__name__, "defines": args.define,
-              "rotate_bytes": args.rotate_bytes, "peers": {}}
+              "rotate_bytes": args.rotate_bytes, "cpus": sorted(os.sched_getaffinity(0)), "peers": {}}
     numpy_out = None
     timed_calls = {}  # contenders that passed their check, for the interleaved rounds
     peers = [p for p in args.peers.split(",") if p]

@@ -23,6 +23,7 @@
 #include "runtime/compile_shared.h"
 #include "runtime/measure.h"
 #include "runtime/time_calls.h"
+#include "support/affinity.h"
 #include "support/diagnostic.h"
 #include "support/npy.h"
 #include "target/target.h"
@@ -76,6 +77,7 @@ int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::string log_path = log.string();
+  support::ScopedStartMask all_cpus;  // the peers get every core, not the one OpenMP pinned this thread to
   pid_t pid = fork();
   if (pid == 0) {  // only async-signal-safe calls until exec
     int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -200,6 +202,7 @@ json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, c
   }
   json out = {{"peers", rows}};
   if (answer.contains("kernels")) out["kernels"] = answer["kernels"];
+  if (answer.contains("cpus")) out["cpus"] = answer["cpus"];
   return out;
 }
 
@@ -343,6 +346,7 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
     json answer = run_peers(cx, g, spec_path, m, name, axon_lib);
     peer_rounds.push_back(answer["peers"]);
     kernel_rounds.push_back(answer.value("kernels", json::object()));
+    if (answer.contains("cpus")) w["peers_cpus"] = answer["cpus"];  // what peers.py could run on
     if (interrupted(cx)) break;
     if (w["axon"].value("status", "") != "ok") continue;
     say(cx, name + ": timing axon again, after the peers");

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "support/affinity.h"
+
 extern char** environ;
 
 namespace axon::gate {
@@ -30,7 +32,11 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid;
-  int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int err;
+  {
+    support::ScopedStartMask all_cpus;  // not the core an OpenMP region pinned this thread to
+    err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  }
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (err != 0) {

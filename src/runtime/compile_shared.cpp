@@ -16,6 +16,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "support/affinity.h"
 #include "support/diagnostic.h"
 
 extern char** environ;
@@ -50,7 +51,11 @@ CommandResult run_command(const std::vector<std::string>& argv) {
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid;
-  int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int err;
+  {
+    support::ScopedStartMask all_cpus;  // not the core an OpenMP region pinned this thread to
+    err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  }
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (err != 0) {

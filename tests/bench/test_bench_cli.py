@@ -104,6 +104,13 @@ def test_interleaved_bursts_compare_axon_and_the_peers_in_one_process(run):
     assert f"{i['speedup_vs_best_peer']:.2f}x (numpy) |" in md
 
 
+def test_peers_run_on_every_cpu_axon_started_with(run):
+    # OpenMP pins the thread that times axon's kernels to one core; peers.py,
+    # started after that, must not inherit the pin (it once did).
+    (w,) = run["json"]["workloads"]
+    assert w["peers_cpus"] == sorted(os.sched_getaffinity(0))
+
+
 def test_missing_peers_are_reported_not_dropped(run):
     (w,) = run["json"]["workloads"]
     assert set(PEERS) <= set(w["peers"])

@@ -10,9 +10,11 @@
 #include <sstream>
 #include <thread>
 
+#include "gate/command.h"
 #include "runtime/compile_shared.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/time_calls.h"
+#include "support/affinity.h"
 #include "support/diagnostic.h"
 
 namespace axon {
@@ -243,3 +245,35 @@ TEST(runtime, CompilerVersionAndCacheFolder) {
 
 }  // namespace
 }  // namespace axon
+
+// A thread pinned to one core (as OpenMP pins the thread that times a kernel)
+// spawns its children on every core the process started with, and keeps its
+// own pin. Without this, `axon bench` ran the peers on one core.
+TEST(runtime, ChildrenOfAPinnedThreadGetTheStartMask) {
+  const cpu_set_t& start = axon::support::start_mask();
+  if (CPU_COUNT(&start) < 2) GTEST_SKIP() << "one CPU: nothing to unpin";
+  int first = 0;
+  while (!CPU_ISSET(first, &start)) ++first;
+  std::thread t([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    auto r = axon::gate::run_command({"grep", "Cpus_allowed_list", "/proc/self/status"});
+    std::istringstream is(r.output);
+    std::string key, list;
+    is >> key >> list;
+    // Count the CPUs of a list like "0-1" or "0,2-3".
+    int n = 0;
+    std::stringstream parts(list);
+    for (std::string part; std::getline(parts, part, ',');) {
+      auto dash = part.find('-');
+      n += dash == std::string::npos ? 1 : std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+    }
+    EXPECT_EQ(n, CPU_COUNT(&start)) << r.output;
+    cpu_set_t now;
+    ASSERT_EQ(sched_getaffinity(0, sizeof now, &now), 0);
+    EXPECT_TRUE(CPU_EQUAL(&now, &one));  // the thread's own pin is back
+  });
+  t.join();
+}
