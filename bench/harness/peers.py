@@ -35,7 +35,9 @@ Interleaved timing (--interleave-rounds R, with --kernel NAME=LIB.so:SYMBOL
 for each compiled kernel to put next to the peers, such as axon's): after
 every peer has been checked and timed on its own, the contenders that
 passed (the peers and the kernels, which are called through ctypes with
-float32 buffers and checked against numpy's output the same way) take
+float32 buffers, inputs rotated cold and one output set reused, as the
+peers' allocators reuse theirs, and checked against numpy's output the
+same way) take
 turns in one loop: R rounds, in each one burst per contender (calls until
 at least 3 and --burst-seconds), the order rotated by one each round. A
 contender's "interleaved_ms" is the median of its burst medians. All of
@@ -332,15 +334,20 @@ def make_kernel_runner(lib_path, symbol, inputs, dtypes, out_shapes, out_dtypes,
     fn = getattr(ctypes.CDLL(os.path.abspath(lib_path)), symbol)
     fn.restype = None
 
+    # One output set for every call, as the peers' allocators hand the same
+    # block back call after call: inputs rotate cold, outputs are reused.
+    outs = [np.zeros(sh, dtype=d) for sh, d in zip(out_shapes, out_dtypes)]
+
     def make_args():
         ins = [np.ascontiguousarray(np.array(a, dtype=d, copy=True)) for a, d in zip(inputs, dtypes)]
-        outs = [np.zeros(sh, dtype=d) for sh, d in zip(out_shapes, out_dtypes)]
         return ins, outs, [ctypes.c_void_p(a.ctypes.data) for a in ins + outs]
 
     rot = Rotation(make_args, copies)
     first = rot.sets[0]
 
     def outputs():
+        for o in first[1]:
+            o.fill(np.nan)  # a kernel that skips an element cannot pass on a previous call's value
         fn(*first[2])
         return [o.copy() for o in first[1]]
     return outputs, (lambda: fn(*rot.next()[2]))
