@@ -7,7 +7,7 @@
 //   latency or memory. FLOPs = 2 per lane per FMA.
 // - Streaming bandwidth: the STREAM triad a[i] = b[i] + s * c[i] over
 //   three buffers of at least 64 MiB each (and at least twice the total
-//   last-level cache), counting 12 bytes per element (two reads, one write;
+//   last-level cache), on huge pages as the timed kernels' buffers, counting 12 bytes per element (two reads, one write;
 //   the write-allocate read is not counted, as in STREAM).
 //
 // Both are run on one thread and on one thread per physical core (the
@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/buffer_memory.h"
 #include "target/target.h"
 
 namespace axon::target {
@@ -181,13 +182,13 @@ double fma_gflops(const FmaKernel& k, int threads) {
 }
 
 struct FreeDeleter {
-  void operator()(float* p) const { std::free(p); }
+  void operator()(float* p) const { support::free_buffer_memory(p); }
 };
 using Buffer = std::unique_ptr<float, FreeDeleter>;
 
+// On the pages kernels are timed on (huge pages from 4 MiB, as numpy's arrays).
 Buffer alloc_floats(int64_t n) {
-  size_t bytes = (static_cast<size_t>(n) * sizeof(float) + 63) / 64 * 64;
-  return Buffer(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  return Buffer(static_cast<float*>(support::alloc_buffer_memory(static_cast<size_t>(n) * sizeof(float))));
 }
 
 // Each of the three triad buffers: a third of the cold working set that

@@ -10,6 +10,7 @@
 
 #include "ir/graph.h"
 #include "runtime/loaded_kernel.h"
+#include "support/buffer_memory.h"
 #include "verify/error_budget.h"
 #include "verify/interpreter.h"
 
@@ -29,15 +30,17 @@ struct RunCheck {
 
 /// Bytes on 64-byte boundaries, as a caller's large arrays usually are
 /// (PyTorch's and axon's own buffers): the kernels' aligned fast paths
-/// (streaming stores of whole lines) are the ones checked.
+/// (streaming stores of whole lines) are the ones checked. From 4 MiB up,
+/// on huge pages as numpy's arrays are (support/buffer_memory.h), so that
+/// timings see the memory users' arrays live in.
 template <class T>
 struct CacheLineAllocator {
   using value_type = T;
   CacheLineAllocator() = default;
   template <class U>
   CacheLineAllocator(const CacheLineAllocator<U>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{64}); }
+  T* allocate(size_t n) { return static_cast<T*>(support::alloc_buffer_memory(n * sizeof(T))); }
+  void deallocate(T* p, size_t) { support::free_buffer_memory(p); }
   template <class U>
   bool operator==(const CacheLineAllocator<U>&) const { return true; }
   template <class U>
