@@ -88,7 +88,13 @@ std::string bench_markdown(const json& b) {
     << fmt("%.0f", num(b, "last_level_cache_bytes") / (1024 * 1024)) << " MiB\n";
   o << "- probe (this run): FMA " << fmt("%.1f", num(pk, "fma_gflops_all")) << " GFLOP/s all cores ("
     << fmt("%.1f", num(pk, "fma_gflops_1t")) << " one thread), stream " << fmt("%.1f", num(pk, "stream_gbs_all"))
-    << " GB/s all cores (" << fmt("%.1f", num(pk, "stream_gbs_1t")) << " one thread)\n";
+    << " GB/s all cores (" << fmt("%.1f", num(pk, "stream_gbs_1t")) << " one thread)";
+  if (b.contains("probe_start") && b.contains("probe_end"))
+    o << ": the better of the probe at the start (" << fmt("%.1f", num(b["probe_start"], "fma_gflops_all"))
+      << " GFLOP/s, " << fmt("%.1f", num(b["probe_start"], "stream_gbs_all")) << " GB/s) and at the end ("
+      << fmt("%.1f", num(b["probe_end"], "fma_gflops_all")) << " GFLOP/s, "
+      << fmt("%.1f", num(b["probe_end"], "stream_gbs_all")) << " GB/s) of the run";
+  o << "\n";
   o << "- roofline floor = max(FLOPs / FMA peak, bytes / stream bandwidth); bytes count each input read once and "
        "each output written once\n";
   o << "- cold inputs: every kernel and peer cycles through copies of its buffers totalling at least "

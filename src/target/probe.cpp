@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/affinity.h"
 #include "support/buffer_memory.h"
 #include "target/target.h"
 
@@ -233,6 +234,9 @@ std::pair<double, double> stream_gbs(const Target& t, int threads) {
 }  // namespace
 
 void measure_peaks(Target& t) {
+  // The probe's threads inherit this thread's mask: every core the process
+  // started with, even after an OpenMP region pinned this thread to one.
+  support::ScopedStartMask all_cpus;
   const int threads = std::max(1, t.cores);
   FmaKernel k = pick_fma(t.isa);
   t.peaks.fma_gflops_1t = fma_gflops(k, 1);

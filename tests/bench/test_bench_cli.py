@@ -111,6 +111,22 @@ def test_peers_run_on_every_cpu_axon_started_with(run):
     assert w["peers_cpus"] == sorted(os.sched_getaffinity(0))
 
 
+def test_the_roofline_uses_the_better_of_two_probes(run):
+    # Probed at the start and at the end of the run; each peak is the better
+    # of the two, and every floor and fraction is computed from those.
+    b = run["json"]
+    s, e, p = b["probe_start"], b["probe_end"], b["probe"]
+    for k in ["fma_gflops_1t", "fma_gflops_all", "stream_gbs_1t", "stream_gbs_all"]:
+        assert s[k] > 0 and e[k] > 0 and p[k] == max(s[k], e[k]), k
+    (w,) = b["workloads"]
+    floor = 1e3 * max(w["flops"] / (p["fma_gflops_all"] * 1e9), w["bytes"] / (p["stream_gbs_all"] * 1e9))
+    assert w["floor_ms"] == pytest.approx(floor, rel=1e-9)
+    assert w["axon"]["fraction"]["roofline"] == pytest.approx(floor / w["axon"]["ms"], rel=1e-9)
+    numpy = w["peers"]["numpy"]
+    assert numpy["fraction"]["roofline"] == pytest.approx(floor / numpy["median_ms"], rel=1e-9)
+    assert "and at the end" in (run["out"] / "bench.md").read_text()
+
+
 def test_missing_peers_are_reported_not_dropped(run):
     (w,) = run["json"]["workloads"]
     assert set(PEERS) <= set(w["peers"])
