@@ -136,6 +136,19 @@ void apply_roofline(json& w, const target::Peaks& p) {
     w["interleaved"]["axon_fraction"] = fractions(w["interleaved"].value("axon_ms", 0.0), cost, floor_ms, p);
 }
 
+// The peer with the least `key` (ms) among those timed ("ok"), and that
+// time; {"", 0} when none was.
+std::pair<std::string, double> fastest_peer(const json& peers, const char* key) {
+  std::string best;
+  double best_ms = 0;
+  for (const auto& [p, row] : peers.items()) {
+    double ms = row.value(key, 0.0);
+    if (row.value("status", "") != "ok" || ms <= 0) continue;
+    if (best.empty() || ms < best_ms) best = p, best_ms = ms;
+  }
+  return {best, best_ms};
+}
+
 json kernel_row(const runtime::Measurement& m) {
   if (!m.verified)
     return {{"status", "failed: " + (m.error.empty() ? std::string("not verified") : m.error)}};
@@ -402,13 +415,7 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
     }
   }
 
-  std::string best;
-  double best_ms = 0;
-  for (auto& [p, row] : w["peers"].items()) {
-    double pms = row.value("median_ms", 0.0);
-    if (row.value("status", "") != "ok" || pms <= 0) continue;
-    if (best.empty() || pms < best_ms) best = p, best_ms = pms;
-  }
+  auto [best, best_ms] = fastest_peer(w["peers"], "median_ms");
   double axon_ms = w["axon"].value("ms", 0.0);
   w["best_peer"] = best;
   w["speedup_vs_best_peer"] = !best.empty() && axon_ms > 0 ? best_ms / axon_ms : 0.0;
@@ -416,13 +423,7 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   // the same seconds of one process.
   if (w["axon"].contains("in_peers_process") && w["axon"]["in_peers_process"].contains("interleaved_ms")) {
     double a_ms = w["axon"]["in_peers_process"]["interleaved_ms"].get<double>();
-    std::string ibest;
-    double ibest_ms = 0;
-    for (auto& [p, row] : w["peers"].items()) {
-      double pms = row.value("interleaved_ms", 0.0);
-      if (row.value("status", "") != "ok" || pms <= 0) continue;
-      if (ibest.empty() || pms < ibest_ms) ibest = p, ibest_ms = pms;
-    }
+    auto [ibest, ibest_ms] = fastest_peer(w["peers"], "interleaved_ms");
     if (!ibest.empty() && a_ms > 0)
       w["interleaved"] = {{"axon_ms", a_ms},
                           {"best_peer", ibest},
