@@ -119,8 +119,8 @@ std::optional<axon::schedule::Schedule> schedule_for_compile(const axon::ir::Gra
   namespace sch = axon::schedule;
   json j;
   std::string where = "--schedule";
-  std::string trimmed = text.substr(std::min(text.find_first_not_of(" \t\n"), text.size()));
-  if (!trimmed.empty() && trimmed[0] == '{') {
+  size_t first = text.find_first_not_of(" \t\n");
+  if (first != std::string::npos && text[first] == '{') {
     j = json::parse(text, nullptr, false);
     if (j.is_discarded()) throw axon::Diagnostic(axon::SourceLoc{}, "--schedule: not valid JSON: " + text);
   } else {

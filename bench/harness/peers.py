@@ -25,8 +25,9 @@ compilation, reported as compile_s), then repetitions until at least 5 and
 --min-seconds, median, min and max in milliseconds.
 
 Cold inputs (--rotate-bytes N, what `axon bench` passes: the stream
-probe's working set, target::cold_rotation_bytes): each peer gets the fewest copies of its input arrays (at
-least 2) whose bytes, plus one set of outputs per copy, reach N, and the
+probe's working set, target::cold_rotation_bytes): each peer gets the
+fewest copies of its input arrays (at least 2) whose bytes, plus one set
+of outputs per copy, reach N, and the
 timed calls cycle through them, so that no call finds its inputs in cache
 from the call before, as axon's own kernels are timed. Outputs are whatever
 the peer allocates per call (a fresh array, as a user of it would get).
@@ -34,12 +35,12 @@ the peer allocates per call (a fresh array, as a user of it would get).
 Interleaved timing (--interleave-rounds R, with --kernel NAME=LIB.so:SYMBOL
 for each compiled kernel to put next to the peers, such as axon's): after
 every peer has been checked and timed on its own, the contenders that
-passed (the peers and the kernels, which are called through ctypes with
-float32 buffers, inputs rotated cold and one output set reused, as the
-peers' allocators reuse theirs, and checked against numpy's output the
-same way) take
-turns in one loop: R rounds, in each one burst per contender (calls until
-at least 3 and --burst-seconds), the order rotated by one each round. A
+passed take turns in one loop: R rounds, in each one burst per contender
+(calls until at least 3 and --burst-seconds), the order rotated by one
+each round. A kernel is called through ctypes, its inputs rotated cold as
+a peer's (as many copies) and one output set reused, as the peers'
+allocators reuse theirs; it is checked against numpy's output as a peer
+is. A
 contender's "interleaved_ms" is the median of its burst medians. All of
 them are timed within the same seconds of the same process, so a slow
 moment of a shared machine falls on every contender alike, and the ratios
@@ -410,9 +411,7 @@ def run_kernels(args, kernels, inputs, dtypes, numpy_out, bounds, reference, tim
             odt = out_dtypes or [np.float32] * len(shapes)
             if len(odt) != len(shapes):
                 raise RuntimeError(f"{len(odt)} output dtypes for {len(shapes)} outputs")
-            outputs, _ = make_kernel_runner(lib, symbol, inputs, dtypes, shapes, odt)
-            per_set = [np.zeros(sh, dtype=d) for sh, d in zip(shapes, odt)]
-            copies = copies_for(args.rotate_bytes, inputs, dtypes, per_set)
+            copies = copies_for(args.rotate_bytes, inputs, dtypes, numpy_out)  # the peers' rotation
             outputs, call = make_kernel_runner(lib, symbol, inputs, dtypes, shapes, odt, copies)
             ok, detail, stats = compare(outputs(), numpy_out, bounds, reference)
             row.update(stats)

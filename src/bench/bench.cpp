@@ -136,6 +136,17 @@ void apply_roofline(json& w, const target::Peaks& p) {
     w["interleaved"]["axon_fraction"] = fractions(w["interleaved"].value("axon_ms", 0.0), cost, floor_ms, p);
 }
 
+json peaks_json(const target::Peaks& p) {
+  return {{"fma_gflops_1t", p.fma_gflops_1t}, {"fma_gflops_all", p.fma_gflops_all},
+          {"stream_gbs_1t", p.stream_gbs_1t}, {"stream_gbs_all", p.stream_gbs_all}};
+}
+
+// Each peak the higher of the two probes'.
+target::Peaks better_peaks(const target::Peaks& a, const target::Peaks& b) {
+  return {std::max(a.fma_gflops_1t, b.fma_gflops_1t), std::max(a.fma_gflops_all, b.fma_gflops_all),
+          std::max(a.stream_gbs_1t, b.stream_gbs_1t), std::max(a.stream_gbs_all, b.stream_gbs_all)};
+}
+
 // The peer with the least `key` (ms) among those timed ("ok"), and that
 // time; {"", 0} when none was.
 std::pair<std::string, double> fastest_peer(const json& peers, const char* key) {
@@ -302,7 +313,6 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   analysis::Cost cost = analysis::graph_cost(g);
   w["flops"] = cost.flops;
   w["bytes"] = cost.bytes;
-  apply_roofline(w, cx.target.peaks);
 
   say(cx, name + ": optimizing (budget " + std::to_string(static_cast<int>(cx.opts.budget_s)) + " s)");
   optimize::OptimizeOptions oo;
@@ -541,8 +551,7 @@ json run_bench(const BenchOptions& opts) {
   b["command"] = opts.command;
   b["date"] = utc_now();
   b["target"] = target::to_json(cx.target);
-  b["probe"] = {{"fma_gflops_1t", pk.fma_gflops_1t}, {"fma_gflops_all", pk.fma_gflops_all},
-                {"stream_gbs_1t", pk.stream_gbs_1t}, {"stream_gbs_all", pk.stream_gbs_all}};
+  b["probe"] = peaks_json(pk);
   b["last_level_cache_bytes"] = llc;
   b["cold_bytes"] = cx.cold_bytes;
   b["budget_s"] = opts.budget_s;
@@ -588,17 +597,10 @@ json run_bench(const BenchOptions& opts) {
     target::Target end = cx.target;
     end.peaks = target::Peaks{};
     target::measure_peaks(end);
-    const target::Peaks& e = end.peaks;
+    target::Peaks best = better_peaks(cx.target.peaks, end.peaks);
     b["probe_start"] = b["probe"];
-    b["probe_end"] = {{"fma_gflops_1t", e.fma_gflops_1t}, {"fma_gflops_all", e.fma_gflops_all},
-                      {"stream_gbs_1t", e.stream_gbs_1t}, {"stream_gbs_all", e.stream_gbs_all}};
-    target::Peaks best = cx.target.peaks;
-    best.fma_gflops_1t = std::max(best.fma_gflops_1t, e.fma_gflops_1t);
-    best.fma_gflops_all = std::max(best.fma_gflops_all, e.fma_gflops_all);
-    best.stream_gbs_1t = std::max(best.stream_gbs_1t, e.stream_gbs_1t);
-    best.stream_gbs_all = std::max(best.stream_gbs_all, e.stream_gbs_all);
-    b["probe"] = {{"fma_gflops_1t", best.fma_gflops_1t}, {"fma_gflops_all", best.fma_gflops_all},
-                  {"stream_gbs_1t", best.stream_gbs_1t}, {"stream_gbs_all", best.stream_gbs_all}};
+    b["probe_end"] = peaks_json(end.peaks);
+    b["probe"] = peaks_json(best);
     for (json& w : b["workloads"])
       if (!w.contains("error")) apply_roofline(w, best);
   }

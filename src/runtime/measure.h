@@ -37,7 +37,8 @@ struct MeasureOptions {
   std::vector<std::string> flags;  // compiler flags (CompileOptions::flags); empty: the default
   /// > 0: cold inputs: rotate among the fewest copies of all buffers (at
   /// least 2) whose bytes together reach this (target::cold_rotation_bytes,
-  /// the stream probe's working set). 0: the search's rule (4 copies when they fit in 8 MiB, else 1).
+  /// the stream probe's working set). 0: the search's rule (4 copies when
+  /// they fit in 8 MiB, else 1).
   double cold_bytes = 0;
 };
 

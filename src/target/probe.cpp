@@ -7,8 +7,9 @@
 //   latency or memory. FLOPs = 2 per lane per FMA.
 // - Streaming bandwidth: the STREAM triad a[i] = b[i] + s * c[i] over
 //   three buffers of at least 64 MiB each (and at least twice the total
-//   last-level cache), on huge pages as the timed kernels' buffers, counting 12 bytes per element (two reads, one write;
-//   the write-allocate read is not counted, as in STREAM).
+//   last-level cache), on huge pages as the timed kernels' buffers,
+//   counting 12 bytes per element (two reads, one write; the
+//   write-allocate read is not counted, as in STREAM).
 //
 // Both are run on one thread and on one thread per physical core (the
 // threads start together at a latch and the wall time of the slowest is
@@ -27,6 +28,7 @@
 #include <cstring>
 #include <latch>
 #include <memory>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -187,9 +189,14 @@ struct FreeDeleter {
 };
 using Buffer = std::unique_ptr<float, FreeDeleter>;
 
-// On the pages kernels are timed on (huge pages from 4 MiB, as numpy's arrays).
+// On the pages kernels are timed on (huge pages from 4 MiB, as numpy's
+// arrays); null when the memory is not there (the probe then reports 0).
 Buffer alloc_floats(int64_t n) {
-  return Buffer(static_cast<float*>(support::alloc_buffer_memory(static_cast<size_t>(n) * sizeof(float))));
+  try {
+    return Buffer(static_cast<float*>(support::alloc_buffer_memory(static_cast<size_t>(n) * sizeof(float))));
+  } catch (const std::bad_alloc&) {
+    return Buffer();
+  }
 }
 
 // Each of the three triad buffers: a third of the cold working set that

@@ -70,8 +70,10 @@ std::vector<schedule::Knob> gemm_knobs(const GemmShape& g, const target::Target&
   k.push_back({prefix + "mr", with_first(d.mr, {1, 2, 4, 6, 8, 12, 14}), "rows of the register tile"});
   k.push_back({prefix + "nr", with_first(d.nr, nrs), "columns of the register tile"});
   k.push_back({prefix + "kc", with_first(d.kc, {64, 128, 192, 256, 384, 512}), "depth of a packed K slice"});
-  k.push_back({prefix + "mc", with_first(d.mc, {48, 96, 144, 192, 384}), "rows of C per work item (rounded up to a multiple of mr)"});
-  k.push_back({prefix + "nc", with_first(d.nc, {256, 512, 1024, 2048}), "columns of a packed B block (rounded up to a multiple of nr)"});
+  k.push_back({prefix + "mc", with_first(d.mc, {48, 96, 144, 192, 384}),
+               "rows of C per work item (rounded up to a multiple of mr)"});
+  k.push_back({prefix + "nc", with_first(d.nc, {256, 512, 1024, 2048}),
+               "columns of a packed B block (rounded up to a multiple of nr)"});
   std::vector<int64_t> th;
   for (int i = 1; i <= std::max(1, t.cores); i *= 2) th.push_back(i);
   if (th.back() != t.cores && t.cores > 1) th.push_back(t.cores);
