@@ -176,6 +176,35 @@ TEST(gemm, Avx512StridesBatchBroadcastAccumulate) {
   check(c, 512);
 }
 
+GemmSchedule in_place(GemmSchedule s, bool pack_a, bool pack_b) {
+  s.pack_a = pack_a, s.pack_b = pack_b;
+  return s;
+}
+
+// Operands read in place: edges of M (A's edge panel is packed), whole B
+// panels only, transposed and padded A, broadcast batches, K split into
+// slices (beta), accumulation, one thread per batch.
+std::vector<Case> in_place_cases(int W) {
+  std::vector<Case> c;
+  int mr = W == 16 ? 6 : W == 8 ? 4 : 3, nr = W == 1 ? 4 : 2 * W;
+  GemmSchedule s = sched(mr, nr, 32, 2 * mr, 2 * nr, 2);
+  for (auto [pa, pb] : std::vector<std::pair<bool, bool>>{{false, true}, {true, false}, {false, false}}) {
+    std::string what = std::string(pa ? "A packed" : "A in place") + ", " + (pb ? "B packed" : "B in place");
+    GemmSchedule t = in_place(s, pa, pb);
+    c.push_back({shape(1, 3 * mr + 1, 3 * nr, 70), t, what + ", M edge, K split"});
+    c.push_back({shape(1, 2 * mr, 2 * nr, 9), t, what + ", exact"});
+    c.push_back({shape(1, 2 * mr + 3, nr, 40, true, false, 5), t, what + ", A transposed and padded"});
+    c.push_back({shape(4, mr + 2, 2 * nr, 33, false, false, 3, true, false, true), t, what + ", batch per thread, A broadcast, accumulate"});
+    c.push_back({shape(3, 2 * mr - 1, nr, 20, false, false, 0, false, true), t, what + ", batch, B broadcast"});
+    c.push_back({shape(1, mr - 1, nr, 5), t, what + ", M below one panel"});
+  }
+  return c;
+}
+
+TEST(gemm, Avx512OperandsInPlace) { check(in_place_cases(16), 512); }
+TEST(gemm, Avx2OperandsInPlace) { check(in_place_cases(8), 256); }
+TEST(gemm, ScalarOperandsInPlace) { check(in_place_cases(1), 0); }
+
 TEST(gemm, Avx2) {
   auto c = odd_shapes(8, 2);
   c.push_back({shape(3, 29, 53, 41, true, true, 2, true, false, true), sched(6, 16, 32, 12, 32, 1), "avx2 mixed"});
@@ -197,11 +226,30 @@ TEST(gemm, LegalityAndKnobs) {
   EXPECT_NE(codegen::gemm_why_illegal(g, sched(8, 48, 1024, 96, 960, 1), t), "");   // kc too deep for L1
   EXPECT_NE(codegen::gemm_why_illegal(g, sched(8, 48, 256, 100, 960, 1), t), "");   // mc not a multiple of mr
   EXPECT_NE(codegen::gemm_why_illegal(g, sched(8, 32, 64, 16, 32, 1), machine(256)), "");  // 16+4+1 > 16 ymm
+  // B in place: contiguous rows and whole panels only; A in place: any strides
+  EXPECT_NE(codegen::gemm_why_illegal(g, in_place(sched(6, 48, 256, 96, 960, 1), true, false), t), "");  // 1024 % 48
+  EXPECT_EQ(codegen::gemm_why_illegal(g, in_place(sched(6, 64, 256, 96, 1024, 1), true, false), t), "");
+  EXPECT_NE(codegen::gemm_why_illegal(shape(1, 64, 64, 64, false, true), in_place(sched(6, 64, 64, 96, 64, 1), true, false), t),
+            "");  // B transposed: b_n != 1
+  EXPECT_EQ(codegen::gemm_why_illegal(shape(1, 61, 64, 64, true, false), in_place(sched(6, 64, 64, 96, 64, 1), false, true), t),
+            "");
   auto knobs = codegen::gemm_knobs(g, t, "k0.");
   schedule::Schedule s;
   for (const auto& k : knobs) s[k.name] = k.values[0];
   GemmSchedule d = codegen::gemm_schedule_from(s, "k0.");
   EXPECT_EQ(codegen::gemm_why_illegal(g, d, t), "");
+  EXPECT_TRUE(!d.pack_a && d.pack_b);  // A with contiguous rows is read in place by default
+  EXPECT_TRUE(codegen::default_gemm_schedule(shape(1, 64, 64, 64, true, false), t).pack_a);  // A transposed: packed
+  // B in place with rows 4 KiB apart loses to packed B in the model (as measured)
+  EXPECT_GT(codegen::gemm_predicted_seconds(g, in_place(sched(6, 64, 256, 96, 1024, 2), false, false), t),
+            codegen::gemm_predicted_seconds(g, in_place(sched(6, 64, 256, 96, 1024, 2), false, true), t));
+  s["k0.pack_a"] = 0, s["k0.pack_b"] = 0;
+  EXPECT_FALSE(codegen::gemm_schedule_from(s, "k0.").pack_a);
+  EXPECT_FALSE(codegen::gemm_schedule_from(s, "k0.").pack_b);
+  // With K = 64 the packing pass is a large share: the model prefers A and B in place
+  GemmShape s9 = codegen::dense_gemm_shape(32, 256, 256, 64);
+  EXPECT_LT(codegen::gemm_predicted_seconds(s9, in_place(sched(6, 32, 64, 192, 256, 2), false, false), t),
+            codegen::gemm_predicted_seconds(s9, sched(6, 32, 64, 192, 256, 2), t));
   EXPECT_GT(codegen::gemm_predicted_seconds(g, d, t), 0);
   // the default beats a 1x16 tile in the model
   EXPECT_LT(codegen::gemm_predicted_seconds(g, d, t), codegen::gemm_predicted_seconds(g, sched(1, 16, 256, 96, 1024, 2), t));

@@ -12,6 +12,14 @@
 /// local tile and only their valid part is merged into C, so any shape
 /// (1, 7, 33, ...), any strides and broadcast operands are correct.
 ///
+/// Either operand may instead be read in place (pack_a / pack_b = false):
+/// the micro-kernel is templated on its operands' strides. It saves the
+/// packing pass, whose cold reads of A and B do not overlap the FMAs
+/// (32 x 256x256x64: packing was 12% of the time). A with contiguous rows
+/// is read in place by default. B in place needs contiguous rows (b_n = 1)
+/// and whole panels (N % nr = 0), and loses when its rows are a multiple of
+/// 4 KiB apart; A in place still packs a panel cut by the edge of M.
+///
 /// Usage by the fusion code generator (emit_cpu):
 ///   auto knobs = gemm_knobs(shape, t, "k3.gemm.");   // add to the Space
 ///   GemmSchedule gs = gemm_schedule_from(schedule, "k3.gemm.");
@@ -54,11 +62,11 @@ struct GemmSchedule {
   int64_t mc = 96;    // rows of C per thread work item (a multiple of mr)
   int64_t nc = 1024;  // columns of C per packed B block (a multiple of nr)
   int threads = 1;    // OpenMP threads (the caller pins them)
-  bool pack_a = true, pack_b = true;  // only packed variants exist today (must be true)
+  bool pack_a = true, pack_b = true;  // false: the operand is read in place (default: A with a_k = 1)
   int prefetch = 1;   // 1: software-prefetch the next A panel and the C tile
 };
 
-/// Knobs named prefix + {"mr","nr","kc","mc","nc","threads","prefetch"}, each
+/// Knobs named prefix + {"mr","nr","kc","mc","nc","threads","prefetch","pack_a","pack_b"}, each
 /// with its legal values; values[0] is the cost model's best guess. Not every
 /// combination is legal: filter with gemm_why_illegal.
 std::vector<schedule::Knob> gemm_knobs(const GemmShape& g, const target::Target& t, const std::string& prefix);
@@ -75,7 +83,8 @@ GemmSchedule default_gemm_schedule(const GemmShape& g, const target::Target& t);
 /// file (32 zmm / 16 ymm; scalar: mr*nr <= 64), the A micro-panel mr*kc
 /// within half of L1 (it stays there while B panels stream past), a B
 /// micro-panel kc*nr within 2x L1, the packed A block mc*kc within half of
-/// L2 and the packed B block kc*nc within L2; mc a multiple of mr, nc of nr.
+/// L2 and the packed B block kc*nc within L2; mc a multiple of mr, nc of nr;
+/// B read in place only with b_n = 1 and N a multiple of nr.
 std::string gemm_why_illegal(const GemmShape& g, const GemmSchedule& s, const target::Target& t);
 
 /// Predicted seconds of one call (roofline of the FMA peak scaled by the tile
