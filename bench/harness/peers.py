@@ -37,7 +37,12 @@ for each compiled kernel to put next to the peers, such as axon's): after
 every peer has been checked and timed on its own, the contenders that
 passed take turns in one loop: R rounds, in each one burst per contender
 (calls until at least 3 and --burst-seconds), the order rotated by one
-each round. A kernel is called through ctypes, its inputs rotated cold as
+each round, and each burst after --burst-gap seconds of sleep (default
+0.15). The gap matters: the runtimes keep their worker threads spinning
+after a call (OpenBLAS for 2^28 cycles, about 75 ms here; libgomp, torch's
+pool and JAX's Eigen pool for less), and on a 2-core machine a burst
+started within that time shares its cores with them (s1: axon's kernel
+ran 11 ms alone and 23 ms right after numpy). A kernel is called through ctypes, its inputs rotated cold as
 a peer's (as many copies) and one output set reused, as the peers'
 allocators reuse theirs; it is checked against numpy's output as a peer
 is. A
@@ -354,14 +359,16 @@ def make_kernel_runner(lib_path, symbol, inputs, dtypes, out_shapes, out_dtypes,
     return outputs, (lambda: fn(*rot.next()[2]))
 
 
-def interleave(calls, rounds, burst_seconds):
+def interleave(calls, rounds, burst_seconds, gap_seconds=0.0):
     """{name: (median of burst medians, [burst medians])}: `rounds` rounds of one burst per
-    contender, in an order rotated by one each round (see the module docstring)."""
+    contender, in an order rotated by one each round, each burst after `gap_seconds` of
+    sleep (see the module docstring)."""
     names = list(calls)
     bursts = {n: [] for n in names}
     for r in range(rounds):
         k = r % len(names)
         for n in names[k:] + names[:k]:
+            time.sleep(gap_seconds)
             samples = []
             start = time.perf_counter()
             while len(samples) < 3 or time.perf_counter() - start < burst_seconds:
@@ -450,6 +457,8 @@ def main():
     ap.add_argument("--interleave-rounds", type=int, default=0,
                     help="rounds of interleaved bursts of every contender that passed (0: none)")
     ap.add_argument("--burst-seconds", type=float, default=0.03)
+    ap.add_argument("--burst-gap", type=float, default=0.15,
+                    help="seconds of sleep before each burst, for the previous contender's worker threads to park")
     ap.add_argument("--out")
     args = ap.parse_args()
     kernels = []
@@ -529,9 +538,10 @@ def main():
     if args.interleave_rounds > 0 and len(timed_calls) > 0:
         order = list(timed_calls)
         result["interleave"] = {"rounds": args.interleave_rounds, "burst_seconds": args.burst_seconds,
+                                "burst_gap": args.burst_gap,
                                 "order": order}
         print(f"peers: interleaving {', '.join(order)}, {args.interleave_rounds} rounds", file=sys.stderr)
-        for name, (ms, bursts) in interleave(timed_calls, args.interleave_rounds, args.burst_seconds).items():
+        for name, (ms, bursts) in interleave(timed_calls, args.interleave_rounds, args.burst_seconds, args.burst_gap).items():
             row = result["kernels"][name] if name in result.get("kernels", {}) else result["peers"][name]
             row["interleaved_ms"] = ms
             row["burst_ms"] = bursts

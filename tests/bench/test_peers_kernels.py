@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +71,18 @@ def test_a_right_kernel_is_checked_timed_and_interleaved(answer):
     assert k["interleaved_ms"] == pytest.approx(sorted(k["burst_ms"])[1], rel=1e-12)
     numpy = answer["json"]["peers"]["numpy"]
     assert numpy["interleaved_ms"] > 0 and len(numpy["burst_ms"]) == 3
+
+
+def test_each_burst_starts_after_a_quiet_gap(answer):
+    assert answer["json"]["interleave"]["burst_gap"] == 0.15  # the default
+    tmp = answer["tmp"]
+    t0 = time.perf_counter()
+    r = peers(tmp, "--kernel", f"right={answer['right']}:small_softmax", "--interleave-rounds", "3",
+              "--burst-seconds", "0.001", "--burst-gap", "0.3", "--out", tmp / "gap.json")
+    elapsed = time.perf_counter() - t0
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp / "gap.json").read_text())["interleave"]["burst_gap"] == 0.3
+    assert elapsed >= 3 * 2 * 0.3  # 3 rounds of 2 bursts (numpy, right), each after 0.3 s
 
 
 def test_a_wrong_kernel_is_reported_and_never_timed(answer):
