@@ -44,8 +44,11 @@ pool and JAX's Eigen pool for less), and on a 2-core machine a burst
 started within that time shares its cores with them (s1: axon's kernel
 ran 11 ms alone and 23 ms right after numpy). A kernel is called through ctypes, its inputs rotated cold as
 a peer's (as many copies) and one output set reused, as the peers'
-allocators reuse theirs; it is checked against numpy's output as a peer
-is. A
+allocators reuse theirs, every buffer starting --kernel-offset bytes past
+a page boundary (default 0: aligned, as torch's and XLA's allocators and
+axon's runtime align; numpy's large arrays start 16 bytes past one, which
+halved the speed of axon's s8 transpose); it is checked against numpy's
+output as a peer is. A
 contender's "interleaved_ms" is the median of its burst medians. All of
 them are timed within the same seconds of the same process, so a slow
 moment of a shared machine falls on every contender alike, and the ratios
@@ -334,18 +337,30 @@ def make_runner(peer, spec, entry, inputs, dtypes, copies=1):
     raise SystemExit(f"peers.py: unknown peer {peer!r} (known: {', '.join(ALL_PEERS)})")
 
 
-def make_kernel_runner(lib_path, symbol, inputs, dtypes, out_shapes, out_dtypes, copies=1):
+def placed_array(a, offset):
+    """A dense copy of `a` whose data starts `offset` bytes past a 4096-byte boundary."""
+    a = np.ascontiguousarray(a)
+    raw = np.empty(a.nbytes + 4096 + offset, dtype=np.uint8)
+    off = (-raw.ctypes.data) % 4096 + offset
+    out = raw[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+def make_kernel_runner(lib_path, symbol, inputs, dtypes, out_shapes, out_dtypes, copies=1, offset=0):
     """As make_runner, for a compiled kernel with axon's C ABI: `void f(const T* in..., T* out...)`,
-    every buffer dense row-major and caller-allocated."""
+    every buffer dense row-major, caller-allocated and starting `offset` bytes past a page
+    boundary (0: aligned as torch's and XLA's allocators and axon's runtime align, to 64 bytes
+    or more; numpy's large arrays start 16 bytes past one)."""
     fn = getattr(ctypes.CDLL(os.path.abspath(lib_path)), symbol)
     fn.restype = None
 
     # One output set for every call, as the peers' allocators hand the same
     # block back call after call: inputs rotate cold, outputs are reused.
-    outs = [np.zeros(sh, dtype=d) for sh, d in zip(out_shapes, out_dtypes)]
+    outs = [placed_array(np.zeros(sh, dtype=d), offset) for sh, d in zip(out_shapes, out_dtypes)]
 
     def make_args():
-        ins = [np.ascontiguousarray(np.array(a, dtype=d, copy=True)) for a, d in zip(inputs, dtypes)]
+        ins = [placed_array(np.asarray(a, dtype=d), offset) for a, d in zip(inputs, dtypes)]
         return ins, outs, [ctypes.c_void_p(a.ctypes.data) for a in ins + outs]
 
     rot = Rotation(make_args, copies)
@@ -419,7 +434,7 @@ def run_kernels(args, kernels, inputs, dtypes, numpy_out, bounds, reference, tim
             if len(odt) != len(shapes):
                 raise RuntimeError(f"{len(odt)} output dtypes for {len(shapes)} outputs")
             copies = copies_for(args.rotate_bytes, inputs, dtypes, numpy_out)  # the peers' rotation
-            outputs, call = make_kernel_runner(lib, symbol, inputs, dtypes, shapes, odt, copies)
+            outputs, call = make_kernel_runner(lib, symbol, inputs, dtypes, shapes, odt, copies, args.kernel_offset)
             ok, detail, stats = compare(outputs(), numpy_out, bounds, reference)
             row.update(stats)
             if not ok:
@@ -454,6 +469,9 @@ def main():
                     help="a compiled kernel (axon's C ABI) to check and to time between the peers")
     ap.add_argument("--kernel-output-dtypes", default="",
                     help="comma list of the kernels' output dtypes (f32, f64, ...; default f32)")
+    ap.add_argument("--kernel-offset", type=int, default=0,
+                    help="every --kernel buffer starts this many bytes past a 4096-byte boundary "
+                         "(default 0; numpy's large arrays start 16 past one)")
     ap.add_argument("--interleave-rounds", type=int, default=0,
                     help="rounds of interleaved bursts of every contender that passed (0: none)")
     ap.add_argument("--burst-seconds", type=float, default=0.03)
@@ -461,6 +479,8 @@ def main():
                     help="seconds of sleep before each burst, for the previous contender's worker threads to park")
     ap.add_argument("--out")
     args = ap.parse_args()
+    if args.kernel_offset < 0 or args.kernel_offset >= 4096 or args.kernel_offset % 8:
+        raise SystemExit(f"peers.py: --kernel-offset {args.kernel_offset}: expected a multiple of 8 in [0, 4096)")
     kernels = []
     for k in args.kernel:
         m = re.fullmatch(r"([^=]+)=(.+):(\w+)", k)

@@ -107,3 +107,23 @@ def test_a_missing_symbol_is_a_failure_row(answer):
     assert r.returncode == 0, r.stderr
     k = json.loads((answer["tmp"] / "p2.json").read_text())["kernels"]["right"]
     assert k["status"].startswith("failed: AttributeError"), k
+
+
+def test_kernel_buffers_start_where_kernel_offset_says():
+    sys.path.insert(0, str(PEERS_PY.parent))
+    import peers as peers_module
+    for offset in (0, 16, 1032):
+        for a in (np.arange(37, dtype=np.float32), np.ones((5, 3), dtype=np.float64)):
+            placed = peers_module.placed_array(a, offset)
+            assert placed.ctypes.data % 4096 == offset
+            assert placed.flags["C_CONTIGUOUS"] and placed.dtype == a.dtype and np.array_equal(placed, a)
+
+
+def test_a_misplaced_kernel_is_still_checked_and_a_bad_offset_is_refused(answer):
+    tmp = answer["tmp"]
+    r = peers(tmp, "--kernel", f"right={answer['right']}:small_softmax", "--kernel-offset", "16", "--out",
+              tmp / "offset.json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp / "offset.json").read_text())["kernels"]["right"]["status"] == "ok"
+    r = peers(tmp, "--kernel", f"right={answer['right']}:small_softmax", "--kernel-offset", "5")
+    assert r.returncode != 0 and "--kernel-offset 5" in r.stderr
