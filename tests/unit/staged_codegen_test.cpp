@@ -188,6 +188,43 @@ TEST(staged_codegen, layoutCopiesInEveryBlockOrderAndStoreKind) {
   }
 }
 
+// Buffers at offsets within a line (numpy's start 16 bytes past one): the
+// streaming stores are skipped for a misaligned output, every element lands
+// where it belongs, and nothing outside the output is written.
+TEST(staged_codegen, layoutCopiesAtEveryAlignment) {
+  ir::Graph g = parse("import numpy as np\n\ndef f(X: \"f32[48, 64]\"):\n    return np.ascontiguousarray(X.T)\n");
+  for (const auto& t : targets()) {
+    schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+    for (int64_t width : {8, 16})
+      for (int64_t order : {0, 1})
+        for (int64_t nt : {0, 1}) {
+          if (width == 16 && t.isa.vector_bits() < 512) continue;
+          s["k0.copy.width"] = width, s["k0.copy.order"] = order, s["k0.copy.nt_store"] = nt;
+          s["k0.copy.tile"] = 32;
+          ASSERT_EQ(schedule::why_illegal(g, s, t), "");
+          codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+          runtime::CompileOptions co;
+          co.flags = codegen::cpu_compile_flags(t, true);
+          runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
+          for (int out_off : {0, 1, 4, 7, 15})
+            for (int in_off : {0, 3}) {
+              std::vector<float, verify::CacheLineAllocator<float>> in(48 * 64 + 16), out(64 * 48 + 32, -7.0f);
+              for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+              kernel.call({in.data() + in_off, out.data() + out_off});
+              int bad = 0;
+              for (int64_t r = 0; r < 64; ++r)
+                for (int64_t c = 0; c < 48; ++c)
+                  if (out[static_cast<size_t>(out_off + r * 48 + c)] != in[static_cast<size_t>(in_off + c * 64 + r)] && bad++ < 3)
+                    ADD_FAILURE() << "width " << width << " order " << order << " nt " << nt << " out+" << out_off
+                                  << " in+" << in_off << ": out[" << r << "][" << c << "]";
+              for (int64_t e = 0; e < static_cast<int64_t>(out.size()); ++e)
+                if ((e < out_off || e >= out_off + 64 * 48) && out[static_cast<size_t>(e)] != -7.0f && bad++ < 3)
+                  ADD_FAILURE() << "wrote outside the output at " << e - out_off;
+            }
+        }
+  }
+}
+
 // Rows that repeat (a [R, C] value broadcast over a leading batch axis), bool
 // parameters, and a causal mask computed by a stage of its own.
 TEST(staged_codegen, repeatedRowsBoolInputsAndMasks) {
