@@ -180,8 +180,14 @@ class BoundBuilder {
       }
       case Op::Exp: {
         NodeId e = -1;
-        if (E(arg(0)) >= 0)
+        if (E(arg(0)) >= 0) {
           e = mul(abs_(v), binary(g_, Op::Sub, unary(g_, Op::Exp, E(arg(0))), k(1, shape)));
+          // |v| (exp(E) - 1) is exp(a + E) - exp(a); where exp(a) underflows
+          // to 0 and E passes 709 the product is 0 * inf = NaN (softmax over
+          // scores of wide range), so there the bound is exp(a + E) itself.
+          NodeId under = binary(g_, Op::Eq, v, k(0, shape));
+          e = select(g_, under, unary(g_, Op::Exp, add(val(0), E(arg(0)))), e);
+        }
         return unbounded_where_overflowing(add(e, rounding(uf)), v, dt);
       }
       case Op::Log: {

@@ -11,7 +11,8 @@
 //   a +- b                        Ea + Eb + u|out|
 //   a * b                         |b|Ea + |a|Eb + u|out|
 //   a / b                         (Ea + |out|Eb) / |b| + u|out|
-//   exp a                         |out|(exp(Ea) - 1) + u_f|out|, and infinite
+//   exp a                         |out|(exp(Ea) - 1) + u_f|out| (exp(a + Ea)
+//                                 where out underflows to 0), and infinite
 //                                 where |out| overflows the dtype
 //   log a                         Ea/|a| + u_f|out|
 //   sqrt a                        min(Ea/(2 sqrt a), sqrt Ea) + u|out|

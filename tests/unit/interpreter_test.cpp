@@ -151,6 +151,26 @@ TEST(error_budget, MaskedSoftmaxHasFiniteBoundsThatCatchAWrongAnswer) {
   EXPECT_FALSE(axon::verify::compare_with_budget(wrong, ref[0], bound[0]).ok());
 }
 
+// Softmax over scores of wide range: exp(x - m) underflows to 0 where the
+// bound of x - m is past 709, and |0| (exp(E) - 1) was 0 * inf = NaN, which
+// made the row's budget NaN and rejected a kernel one ulp from the
+// reference (the gate's wide_range inputs on GQA decode).
+TEST(error_budget, UnderflowingExpOfAnUncertainArgumentHasAFiniteBound) {
+  Graph g = spec_graph(
+      "import numpy as np\n\ndef f(s: \"f32[1, 3]\", V: \"f32[3, 2]\"):\n"
+      "    m = np.max(s, axis=-1, keepdims=True)\n    e = np.exp(s - m)\n"
+      "    return (e / np.sum(e, axis=-1, keepdims=True)) @ V\n");
+  std::vector<Tensor> in = {t({1, 3}, {3e13, -3e13, 1.0}), t({3, 2}, {1.5, -2.0, 0.25, 4.0, 3.0, 1.0})};
+  auto ref = axon::verify::interpret(g, in);
+  auto bound = axon::verify::error_bounds(g, in);
+  for (double b : bound[0].data) EXPECT_TRUE(std::isfinite(b)) << b;
+  std::vector<double> near = ref[0].data, wrong = ref[0].data;
+  near[0] = std::nextafter(static_cast<float>(near[0]), 0.0f);  // one ulp of f32 off
+  wrong[0] += 1e-3;
+  EXPECT_TRUE(axon::verify::compare_with_budget(near, ref[0], bound[0]).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget(wrong, ref[0], bound[0]).ok());
+}
+
 // silu(x) = x / (1 + exp(-x)) with exp(-x) past the f32 range: the kernel's
 // denominator is inf and its result 0, so the bound is about |silu(x)|, not
 // infinite (an infinite one spread through the gated MLP's matmul to every
