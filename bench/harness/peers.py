@@ -39,10 +39,11 @@ passed take turns in one loop: R rounds, in each one burst per contender
 (calls until at least 3 and --burst-seconds), the order rotated by one
 each round, and each burst after --burst-gap seconds of sleep (default
 0.15). The gap matters: the runtimes keep their worker threads spinning
-after a call (OpenBLAS for 2^28 cycles, about 75 ms here; libgomp, torch's
-pool and JAX's Eigen pool for less), and on a 2-core machine a burst
-started within that time shares its cores with them (s1: axon's kernel
-ran 11 ms alone and 23 ms right after numpy). A kernel is called through ctypes, its inputs rotated cold as
+for a while after a call (OpenBLAS by default for 2^28 cycles, about 75 ms
+at 3.6 GHz), and on a 2-core machine a burst started within that time
+shares its cores with them (bench/gemm/in_place.sh, s1: axon's kernel ran
+12.0 ms alone and 22.8 ms interleaved without the gap, 12.0 ms with it).
+A kernel is called through ctypes, its inputs rotated cold as
 a peer's (as many copies) and one output set reused, as the peers'
 allocators reuse theirs, every buffer starting --kernel-offset bytes past
 a page boundary (default 0: aligned, as torch's and XLA's allocators and

@@ -226,7 +226,8 @@ json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, c
     for (size_t j = 0; j < g.outputs.size(); ++j)
       dtypes += (j ? "," : "") + std::string(ir::dtype_name(m.reference(0)[j].type.dtype));
     argv.insert(argv.end(), {"--kernel", "axon=" + axon_lib + ":" + g.entry, "--kernel-output-dtypes", dtypes,
-                             "--interleave-rounds", std::to_string(cx.opts.interleave_rounds)});
+                             "--interleave-rounds", std::to_string(cx.opts.interleave_rounds), "--burst-seconds",
+                             std::to_string(cx.opts.burst_seconds), "--burst-gap", std::to_string(cx.opts.burst_gap_s)});
   }
   fs::remove(result);
   int rc = run_logged(argv, log);
@@ -558,6 +559,8 @@ json run_bench(const BenchOptions& opts) {
   b["min_seconds"] = opts.min_seconds;
   b["rounds"] = std::max(1, opts.rounds);
   b["interleave_rounds"] = opts.interleave_rounds;
+  b["burst_seconds"] = opts.burst_seconds;
+  b["burst_gap_s"] = opts.burst_gap_s;
   b["use_db"] = opts.use_db;
   b["ablate_rewrites"] = opts.ablate_rewrites;
   b["peers"] = opts.peers;

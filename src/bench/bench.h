@@ -40,6 +40,8 @@ struct BenchOptions {
   double min_seconds = 0.2;         // timed seconds per kernel and per peer, at least
   int rounds = 1;                   // peers-then-axon rounds after axon's first timing
   int interleave_rounds = 7;        // per peers run: bursts of axon's kernel and every peer in turn (0: none)
+  double burst_seconds = 0.03;      // one interleaved burst: at least 3 calls and this long
+  double burst_gap_s = 0.15;        // sleep before each burst, for the last contender's spinning threads to park
   std::string target_file;          // JSON override of the detected target (peaks are probed anyway)
   std::string python = "python3";   // runs peers.py and plot.py
   std::string harness_dir;          // holds peers.py and plot.py; empty: found (see find_harness_dir)

@@ -110,7 +110,10 @@ std::string bench_markdown(const json& b) {
     o << "- interleaved: in each peers run, axon's kernel (loaded into the peers' Python process) and every peer "
          "that passed take turns, "
       << b.value("interleave_rounds", 0)
-      << " rounds of one burst each (at least 3 calls and 0.03 s, each after 0.15 s of sleep so that the previous contender's spinning worker threads have parked), order rotated each round; a contender's time is "
+      << " rounds of one burst each (at least 3 calls and " << fmt("%g", num(b, "burst_seconds")) << " s, each after "
+      << fmt("%g", num(b, "burst_gap_s"))
+      << " s of sleep so that the previous contender's spinning worker threads have parked), order rotated each "
+         "round; a contender's time is "
          "the median of its burst medians (median over the rounds with --rounds). The last column compares axon "
          "with the best peer by those times, all taken in the same seconds\n";
   o << "- plot: " << (str(b["plot"], "status") == "ok" ? "bench.png" : str(b["plot"], "status")) << "\n";

@@ -85,6 +85,8 @@ def test_interleaved_bursts_compare_axon_and_the_peers_in_one_process(run):
     # in turns with every peer that passed; the last column is that ratio.
     b = run["json"]
     assert b["interleave_rounds"] == 7
+    assert b["burst_seconds"] == 0.03 and b["burst_gap_s"] == 0.15
+    assert "at least 3 calls and 0.03 s, each after 0.15 s of sleep" in (run["out"] / "bench.md").read_text()
     (w,) = b["workloads"]
     ax = w["axon"]["in_peers_process"]
     assert ax["status"] == "ok", ax

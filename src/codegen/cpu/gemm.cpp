@@ -51,7 +51,8 @@ GemmSchedule default_gemm_schedule(const GemmShape& g, const target::Target& t) 
   s.kc = std::min<int64_t>(256, std::max<int64_t>(1, g.K));
   // A with contiguous rows is read in place: its broadcasts need no panel
   // layout, and the packing pass costs a cold read that the FMAs do not
-  // hide (1024^3 and 32 x 256x256x64 both ran 5-9% faster without it).
+  // hide (1024^3 and 32 x 256x256x64 ran 1.09x and 1.10x without it,
+  // bench/gemm/in_place.sh).
   s.pack_a = g.a_k != 1;
   s.mc = balanced_mc(g.M, s.mr, s.threads, 96);
   s.nc = std::min<int64_t>(round_up(std::max<int64_t>(1, g.N), s.nr), round_up(1024, s.nr));
@@ -157,9 +158,9 @@ double gemm_predicted_seconds(const GemmShape& g, const GemmSchedule& s, const t
   double compute = flops * padded * balance / (peak * std::max(0.05, eff));
   double bw = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20.0) * 1e9;
   // B read in place along rows a multiple of 4 KiB apart keeps its block in
-  // a few cache sets (1024^3: 8% slower than packed), and A read in place
-  // down its columns (a_k > 1) loads a new line per k; otherwise reading in
-  // place only saves the packing pass.
+  // a few cache sets (1024^3: 12-25% slower than packed, in_place.sh), and
+  // A read in place down its columns (a_k > 1) loads a new line per k;
+  // otherwise reading in place only saves the packing pass.
   if (!s.pack_b && g.b_k > 1 && (g.b_k * 4) % 4096 == 0) compute *= 1.25;
   if (!s.pack_a && g.a_k != 1) compute *= 1.25;
   double a_bytes = g.M * g.K * double(ceil_div(g.N, s.nc)) * (s.pack_a ? 2.0 : 1.0);

@@ -148,7 +148,7 @@ std::string emit_gemm_function(const GemmShape& g, const GemmSchedule& s, const 
       << "            for (int64_t ip = 0; ip < (mb + MR - 1) / MR; ++ip) {\n"
       << "              float* dst = Apack + ip * KC_EFF * MR;\n"
       << "              const int64_t i0 = ic + ip * MR, rows = std::min(MR, ic + mb - i0);\n"
-      << "              {\n" << pack_panel << "              }\n            }\n";
+      << pack_panel << "            }\n";
   // The calls for one A panel at Ap over every B panel of the block; `micro`
   // names the instantiation for Ap's strides.
   auto over_b_panels = [&](const std::string& micro, const std::string& indent) {
