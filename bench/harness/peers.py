@@ -55,12 +55,25 @@ them are timed within the same seconds of the same process, so a slow
 moment of a shared machine falls on every contender alike, and the ratios
 between them are the side-by-side numbers.
 
+The bandwidth yardstick (--stream LIB.so:SYMBOL --stream-elements N, with
+--interleave-rounds): the STREAM triad of axon's probe, compiled by
+`axon bench` (codegen/cpu/stream_triad.h), over three page-aligned buffers
+of N floats. It is checked (a = b + 3 c), timed, and then takes its turn in
+every interleaved round as one more contender, "stream", so that a
+contender's bandwidth fraction can be taken against the rate the machine
+gave the triad in the same round, not against a probe run minutes apart
+(this VM's probe read 27.6 to 54.4 GB/s within one run). Its row reports
+GB/s as 12 N bytes per call (two reads and one write per element, as the
+probe counts them) over the median of its burst medians, and per burst.
+
 Writes one JSON object (stdout, or --out):
     {"entry": ..., "numpy_output_dtypes": [...], "peers": {NAME: {"status": "ok" |
      "not installed" | "failed: ..." | "wrong result: ...", "median_ms", "min_ms",
      "max_ms", "reps", "copies", "compile_s", "max_error_over_budget", "max_diff_vs_numpy",
      "interleaved_ms", "burst_ms"}},
      "kernels": {NAME: {the same fields, no compile_s}}, "interleave": {"rounds", "burst_seconds", "order"},
+     "stream": {"status", "elements", "bytes_per_call", "median_ms", ..., "interleaved_ms", "burst_ms",
+                "gbs", "burst_gbs"} (with --stream),
      "cpus": [the CPUs this process may run on]}
 """
 import argparse
@@ -338,12 +351,18 @@ def make_runner(peer, spec, entry, inputs, dtypes, copies=1):
     raise SystemExit(f"peers.py: unknown peer {peer!r} (known: {', '.join(ALL_PEERS)})")
 
 
+def placed_empty(shape, dtype, offset):
+    """An uninitialised dense array whose data starts `offset` bytes past a 4096-byte boundary."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    raw = np.empty(nbytes + 4096 + offset, dtype=np.uint8)
+    off = (-raw.ctypes.data) % 4096 + offset
+    return raw[off:off + nbytes].view(dtype).reshape(shape)
+
+
 def placed_array(a, offset):
     """A dense copy of `a` whose data starts `offset` bytes past a 4096-byte boundary."""
     a = np.ascontiguousarray(a)
-    raw = np.empty(a.nbytes + 4096 + offset, dtype=np.uint8)
-    off = (-raw.ctypes.data) % 4096 + offset
-    out = raw[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
+    out = placed_empty(a.shape, a.dtype, offset)
     out[...] = a
     return out
 
@@ -373,6 +392,55 @@ def make_kernel_runner(lib_path, symbol, inputs, dtypes, out_shapes, out_dtypes,
         fn(*first[2])
         return [o.copy() for o in first[1]]
     return outputs, (lambda: fn(*rot.next()[2]))
+
+
+STREAM = "stream"  # the contender name of --stream
+
+
+def make_stream_runner(lib_path, symbol, n):
+    """The bandwidth yardstick of --stream: `void f(float* a, const float* b, const float* c,
+    int64_t n)`, the STREAM triad a = b + 3 c that axon's probe runs, over three page-aligned
+    buffers of n floats (the probe's length). Returns (check, call): check() runs it once and
+    says whether every element of a is 1 + 3 * 2."""
+    fn = getattr(ctypes.CDLL(os.path.abspath(lib_path)), symbol)
+    fn.restype = None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    a, b, c = (placed_empty((n,), np.float32, 0) for _ in range(3))
+    a.fill(np.nan)
+    b.fill(1.0)
+    c.fill(2.0)
+    args = (a.ctypes.data, b.ctypes.data, c.ctypes.data, n)
+
+    def call():
+        fn(*args)
+        return a, b, c  # the kernel gets only addresses: this keeps the arrays alive as long as `call`
+
+    def check():
+        call()
+        return bool(np.all(a == 7.0))
+    return check, call
+
+
+def run_stream(args, timed_calls):
+    """Checks and times the --stream triad; it joins `timed_calls` when it computed a = b + 3 c."""
+    m = re.fullmatch(r"(.+):(\w+)", args.stream)
+    row = {"elements": args.stream_elements, "bytes_per_call": 12 * args.stream_elements}
+    try:
+        if not m:
+            raise RuntimeError(f"--stream {args.stream!r}: expected LIB.so:SYMBOL")
+        check, call = make_stream_runner(m.group(1), m.group(2), args.stream_elements)
+        if not check():
+            row["status"] = "wrong result: a != b + 3 c"
+        else:
+            row.update(time_call(call, min_seconds=args.min_seconds))
+            row.pop("compile_s", None)
+            row["status"] = "ok"
+            timed_calls[STREAM] = call
+    except Exception as e:  # noqa: BLE001 - reported, like a peer's failure
+        row["status"] = "failed: " + first_line(e)
+    print(f"peers: {STREAM}: {row.get('status')}" +
+          (f", {row['median_ms']:.3f} ms" if "median_ms" in row else ""), file=sys.stderr)
+    return row
 
 
 def interleave(calls, rounds, burst_seconds, gap_seconds=0.0):
@@ -478,8 +546,14 @@ def main():
     ap.add_argument("--burst-seconds", type=float, default=0.03)
     ap.add_argument("--burst-gap", type=float, default=0.15,
                     help="seconds of sleep before each burst, for the previous contender's worker threads to park")
+    ap.add_argument("--stream", default="", metavar="LIB.so:SYMBOL",
+                    help="the STREAM triad kernel, timed in the interleaved rounds as the bandwidth yardstick")
+    ap.add_argument("--stream-elements", type=int, default=16 << 20,
+                    help="floats in each of the triad's three buffers (axon passes its probe's length)")
     ap.add_argument("--out")
     args = ap.parse_args()
+    if args.stream and args.stream_elements <= 0:
+        raise SystemExit(f"peers.py: --stream-elements {args.stream_elements}: expected a positive count")
     if args.kernel_offset < 0 or args.kernel_offset >= 4096 or args.kernel_offset % 8:
         raise SystemExit(f"peers.py: --kernel-offset {args.kernel_offset}: expected a multiple of 8 in [0, 4096)")
     kernels = []
@@ -487,8 +561,9 @@ def main():
         m = re.fullmatch(r"([^=]+)=(.+):(\w+)", k)
         if not m:
             raise SystemExit(f"peers.py: --kernel {k!r}: expected NAME=LIB.so:SYMBOL")
-        if m.group(1) in ALL_PEERS:
-            raise SystemExit(f"peers.py: --kernel {k!r}: {m.group(1)!r} is a peer's name")
+        if m.group(1) in ALL_PEERS or m.group(1) == STREAM:
+            what = "the name of --stream" if m.group(1) == STREAM else "a peer's name"
+            raise SystemExit(f"peers.py: --kernel {k!r}: {m.group(1)!r} is {what}")
         kernels.append(m.groups())
 
     inputs = [np.load(p) for p in args.inputs]
@@ -556,6 +631,8 @@ def main():
             continue
     if kernels:
         result["kernels"] = run_kernels(args, kernels, inputs, dtypes, numpy_out, bounds, reference, timed_calls)
+    if args.stream and args.interleave_rounds > 0 and len(timed_calls) > 0:
+        result[STREAM] = run_stream(args, timed_calls)
     if args.interleave_rounds > 0 and len(timed_calls) > 0:
         order = list(timed_calls)
         result["interleave"] = {"rounds": args.interleave_rounds, "burst_seconds": args.burst_seconds,
@@ -563,7 +640,12 @@ def main():
                                 "order": order}
         print(f"peers: interleaving {', '.join(order)}, {args.interleave_rounds} rounds", file=sys.stderr)
         for name, (ms, bursts) in interleave(timed_calls, args.interleave_rounds, args.burst_seconds, args.burst_gap).items():
-            row = result["kernels"][name] if name in result.get("kernels", {}) else result["peers"][name]
+            if name == STREAM:
+                row = result[STREAM]
+                row["gbs"] = row["bytes_per_call"] / (ms * 1e6)
+                row["burst_gbs"] = [row["bytes_per_call"] / (b * 1e6) for b in bursts]
+            else:
+                row = result["kernels"][name] if name in result.get("kernels", {}) else result["peers"][name]
             row["interleaved_ms"] = ms
             row["burst_ms"] = bursts
     text = json.dumps(result, indent=2)

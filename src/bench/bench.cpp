@@ -18,6 +18,7 @@
 #include "analysis/cost.h"
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/emit_cpu.h"
+#include "codegen/cpu/stream_triad.h"
 #include "frontend/spec.h"
 #include "optimize/optimize.h"
 #include "runtime/compile_shared.h"
@@ -173,6 +174,7 @@ struct Context {
   target::Target target;
   double cold_bytes = 0;
   fs::path out, harness;
+  std::string stream_lib;  // the triad kernel (codegen/cpu/stream_triad.h) as a library; "" when not built
 };
 
 bool interrupted(const Context& cx) { return cx.opts.interrupt && cx.opts.interrupt->load(); }
@@ -190,8 +192,10 @@ void say(const Context& cx, const std::string& line) {
 // there is none. With `axon_lib` (axon's kernel built as a shared library)
 // and interleave_rounds > 0, peers.py also checks and times that kernel and
 // then times every contender that passed in interleaved bursts.
-// Returns {"peers": {name: row}, "kernels": {"axon": row}} ("kernels" only
-// when peers.py answered about the kernel).
+// With the triad library too, the triad takes its turn in those rounds
+// (peers.py --stream). Returns {"peers": {name: row}, "kernels": {"axon":
+// row}, "stream": row} ("kernels" and "stream" only when peers.py answered
+// about them).
 json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, const runtime::Measurer& m,
                const std::string& name, const std::string& axon_lib) {
   json rows = json::object();
@@ -223,11 +227,16 @@ json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, c
                            result.string()});
   if (!axon_lib.empty() && cx.opts.interleave_rounds > 0) {
     std::string dtypes;
-    for (size_t j = 0; j < g.outputs.size(); ++j)
-      dtypes += (j ? "," : "") + std::string(ir::dtype_name(m.reference(0)[j].type.dtype));
+    for (size_t j = 0; j < g.outputs.size(); ++j) {
+      if (j) dtypes += ",";
+      dtypes += ir::dtype_name(m.reference(0)[j].type.dtype);
+    }
     argv.insert(argv.end(), {"--kernel", "axon=" + axon_lib + ":" + g.entry, "--kernel-output-dtypes", dtypes,
                              "--interleave-rounds", std::to_string(cx.opts.interleave_rounds), "--burst-seconds",
                              std::to_string(cx.opts.burst_seconds), "--burst-gap", std::to_string(cx.opts.burst_gap_s)});
+    if (!cx.stream_lib.empty())
+      argv.insert(argv.end(), {"--stream", cx.stream_lib + ":" + codegen::kStreamTriadEntry, "--stream-elements",
+                               std::to_string(target::stream_triad_elements(cx.target))});
   }
   fs::remove(result);
   int rc = run_logged(argv, log);
@@ -250,6 +259,7 @@ json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, c
   }
   json out = {{"peers", rows}};
   if (answer.contains("kernels")) out["kernels"] = answer["kernels"];
+  if (answer.contains("stream")) out["stream"] = answer["stream"];
   if (answer.contains("cpus")) out["cpus"] = answer["cpus"];
   return out;
 }
@@ -300,6 +310,71 @@ void combine_interleaved(json& row, const std::vector<const json*>& per_round) {
   if (ms.empty()) return;
   row["interleaved_round_ms"] = ms;
   row["interleaved_ms"] = median(ms);
+}
+
+// A contender's bandwidth as a fraction of the triad's, paired burst by
+// burst: in each interleaved round of each peers run, (bytes / its burst
+// ms) / (triad bytes / the triad's burst ms in that round); the median over
+// all of them. Each pair was timed within about a second of the same
+// process, so a change of the machine's bandwidth during the run moves both
+// sides of a pair (the single probe can be tens of percent off by the time a
+// workload runs). 0 when a round lacks either side's bursts.
+double paired_stream_fraction(double bytes, const std::vector<const json*>& contender,
+                              const std::vector<const json*>& stream) {
+  std::vector<double> f;
+  for (size_t r = 0; r < contender.size() && r < stream.size(); ++r) {
+    const json* c = contender[r];
+    const json* t = stream[r];
+    if (!c || !t || !c->contains("burst_ms") || !t->contains("burst_ms")) return 0;
+    const json &cb = (*c)["burst_ms"], &tb = (*t)["burst_ms"];
+    double triad_bytes = t->value("bytes_per_call", 0.0);
+    if (cb.size() != tb.size() || triad_bytes <= 0) return 0;
+    for (size_t i = 0; i < cb.size(); ++i) {
+      double c_ms = cb[i].get<double>(), t_ms = tb[i].get<double>();
+      if (c_ms <= 0 || t_ms <= 0) return 0;
+      f.push_back((bytes / c_ms) / (triad_bytes / t_ms));
+    }
+  }
+  if (f.empty()) return 0;
+  return median(std::move(f));
+}
+
+// The triad's interleaved bandwidth over the rounds (w["interleaved"]
+// ["stream"]) and the paired fractions of axon and of the best peer.
+void apply_stream(json& w, const std::vector<json>& stream_rounds, const std::vector<json>& kernel_rounds,
+                  const std::vector<json>& peer_rounds) {
+  if (!w.contains("interleaved") || stream_rounds.empty()) return;
+  json& i = w["interleaved"];
+  std::vector<double> gbs;
+  std::vector<const json*> triad, axon, best;
+  for (size_t r = 0; r < stream_rounds.size(); ++r) {
+    const json& t = stream_rounds[r];
+    if (t.value("status", "") != "ok" || !t.contains("gbs")) {
+      i["stream"] = {{"status", t.value("status", std::string("failed: no answer from peers.py"))}};
+      return;
+    }
+    gbs.push_back(t["gbs"].get<double>());
+    triad.push_back(&t);
+    axon.push_back(kernel_rounds[r].contains("axon") ? &kernel_rounds[r]["axon"] : nullptr);
+    std::string p = i.value("best_peer", "");
+    best.push_back(peer_rounds[r].contains(p) ? &peer_rounds[r][p] : nullptr);
+  }
+  // The bursts the fractions pair, kept so the pairing can be checked.
+  json triad_bursts = json::array(), axon_bursts = json::array();
+  for (size_t r = 0; r < triad.size(); ++r) {
+    triad_bursts.push_back(triad[r]->value("burst_ms", json::array()));
+    axon_bursts.push_back(axon[r] ? axon[r]->value("burst_ms", json::array()) : json::array());
+  }
+  i["stream"] = {{"status", "ok"},
+                 {"elements", stream_rounds[0].value("elements", 0)},
+                 {"bytes_per_call", stream_rounds[0].value("bytes_per_call", 0.0)},
+                 {"gbs", median(gbs)},
+                 {"round_gbs", gbs},
+                 {"round_burst_ms", triad_bursts}};
+  i["axon_round_burst_ms"] = axon_bursts;
+  double bytes = w.value("bytes", 0.0);
+  i["axon_stream_fraction"] = paired_stream_fraction(bytes, axon, triad);
+  i["best_peer_stream_fraction"] = paired_stream_fraction(bytes, best, triad);
 }
 
 // One workload: optimize, time both kernels cold, run the peers. `w` holds
@@ -380,7 +455,7 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
     co.flags = mo.flags;
     axon_lib = runtime::compile_shared(r.kernel, co);
   }
-  std::vector<json> peer_rounds, kernel_rounds;
+  std::vector<json> peer_rounds, kernel_rounds, stream_rounds;
   std::vector<double> axon_rounds = {w["axon"].value("ms", 0.0)};
   for (int k = 0; k < rounds && !cx.opts.peers.empty(); ++k) {
     say(cx, name + ": peers (" + join(cx.opts.peers, ", ") + ")" +
@@ -388,6 +463,8 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
     json answer = run_peers(cx, g, spec_path, m, name, axon_lib);
     peer_rounds.push_back(answer["peers"]);
     kernel_rounds.push_back(answer.value("kernels", json::object()));
+    if (!cx.stream_lib.empty())
+      stream_rounds.push_back(answer.value("stream", json{{"status", "failed: no answer from peers.py"}}));
     if (answer.contains("cpus")) w["peers_cpus"] = answer["cpus"];  // what peers.py could run on
     if (interrupted(cx)) break;
     if (w["axon"].value("status", "") != "ok") continue;
@@ -440,6 +517,7 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
                           {"best_peer", ibest},
                           {"best_peer_ms", ibest_ms},
                           {"speedup_vs_best_peer", ibest_ms / a_ms}};
+    if (stream_rounds.size() == peer_rounds.size()) apply_stream(w, stream_rounds, kernel_rounds, peer_rounds);
   }
   apply_roofline(w, cx.target.peaks);
   w["seconds"] = seconds_since(t0);
@@ -498,6 +576,17 @@ std::string summary_line(const json& w) {
       s += row.value("status", std::string("?")).substr(0, 40);
     }
   }
+  if (w.contains("interleaved")) {
+    const json& i = w["interleaved"];
+    std::snprintf(buf, sizeof buf, "; interleaved %.2fx vs %s", i.value("speedup_vs_best_peer", 0.0),
+                  i.value("best_peer", "").c_str());
+    s += buf;
+    if (i.contains("stream") && i["stream"].value("status", "") == "ok") {
+      std::snprintf(buf, sizeof buf, ", %.2f of the triad's %.1f GB/s", i.value("axon_stream_fraction", 0.0),
+                    i["stream"].value("gbs", 0.0));
+      s += buf;
+    }
+  }
   return s;
 }
 
@@ -527,7 +616,7 @@ std::string find_harness_dir() {
 }
 
 json run_bench(const BenchOptions& opts) {
-  Context cx{opts, target::resolve_target(opts.target_file, false, false), 0, fs::path(opts.out_dir), fs::path()};
+  Context cx{opts, target::resolve_target(opts.target_file, false, false), 0, fs::path(opts.out_dir), fs::path(), ""};
   std::error_code ec;
   fs::create_directories(cx.out / "logs", ec);
   if (ec || !fs::is_directory(cx.out))
@@ -548,6 +637,20 @@ json run_bench(const BenchOptions& opts) {
                 pk.fma_gflops_all, pk.stream_gbs_all, cx.target.cores, cx.cold_bytes / (1024 * 1024));
   say(cx, buf);
 
+  // The triad, timed between the contenders in every interleaved round.
+  json stream_kernel = {{"status", "not built: no interleaved rounds"}};
+  if (!opts.peers.empty() && opts.interleave_rounds > 0) {
+    try {
+      runtime::CompileOptions co;
+      co.flags = codegen::cpu_compile_flags(cx.target, true);
+      cx.stream_lib = runtime::compile_shared(codegen::stream_triad_kernel(cx.target), co);
+      stream_kernel = {{"status", "ok"}, {"elements", target::stream_triad_elements(cx.target)}};
+    } catch (const std::exception& e) {
+      stream_kernel = {{"status", "failed: " + one_line(e.what())}};
+      say(cx, "stream triad kernel: " + stream_kernel["status"].get<std::string>());
+    }
+  }
+
   json b;
   b["command"] = opts.command;
   b["date"] = utc_now();
@@ -561,6 +664,7 @@ json run_bench(const BenchOptions& opts) {
   b["interleave_rounds"] = opts.interleave_rounds;
   b["burst_seconds"] = opts.burst_seconds;
   b["burst_gap_s"] = opts.burst_gap_s;
+  b["stream_kernel"] = stream_kernel;
   b["use_db"] = opts.use_db;
   b["ablate_rewrites"] = opts.ablate_rewrites;
   b["peers"] = opts.peers;

@@ -75,6 +75,16 @@ std::string interleaved_cell(const json& w) {
   return "-";
 }
 
+// "0.91 of 41.2 GB/s": axon's bandwidth over the triad's, paired burst by
+// burst in the interleaved rounds, and the triad's rate; or why there is none.
+std::string stream_cell(const json& w) {
+  if (!w.contains("interleaved") || !w["interleaved"].contains("stream")) return "-";
+  const json& i = w["interleaved"];
+  if (str(i["stream"], "status") != "ok") return cell("triad: " + str(i["stream"], "status"));
+  if (num(i, "axon_stream_fraction") <= 0) return "-";
+  return fmt("%.2f", num(i, "axon_stream_fraction")) + " of " + fmt("%.1f", num(i["stream"], "gbs")) + " GB/s";
+}
+
 }  // namespace
 
 std::string bench_markdown(const json& b) {
@@ -116,6 +126,13 @@ std::string bench_markdown(const json& b) {
          "round; a contender's time is "
          "the median of its burst medians (median over the rounds with --rounds). The last column compares axon "
          "with the best peer by those times, all taken in the same seconds\n";
+  if (str(b.value("stream_kernel", json::object()), "status") == "ok")
+    o << "- bandwidth in the same seconds: the STREAM triad of the probe (12 bytes per element over three buffers of "
+      << fmt("%.0f", num(b["stream_kernel"], "elements") * 4 / (1024 * 1024))
+      << " MiB) takes its turn in every interleaved round; \"axon / triad\" is axon's bytes per second over the "
+         "triad's, paired burst by burst within each round, the median of those ratios\n";
+  else if (b.value("interleave_rounds", 0) > 0 && b.contains("stream_kernel"))
+    o << "- bandwidth in the same seconds: " << str(b["stream_kernel"], "status") << "\n";
   o << "- plot: " << (str(b["plot"], "status") == "ok" ? "bench.png" : str(b["plot"], "status")) << "\n";
   if (b.value("interrupted", false))
     o << "- **interrupted**: " << b["workloads"].size() << " workloads finished, " << b.value("not_run", json::array()).size()
@@ -123,9 +140,9 @@ std::string bench_markdown(const json& b) {
   o << "\n| workload | bound | FLOPs | bytes | floor ms | axon ms | naive ms |";
   for (const auto& p : peers) o << " " << p << " ms |";
   o << " axon / roofline | axon bandwidth fraction | axon FMA fraction | speedup vs best peer | interleaved: speedup "
-       "vs best peer |\n|---|---|---:|---:|---:|---:|---:|";
+       "vs best peer | interleaved: axon / triad bandwidth |\n|---|---|---:|---:|---:|---:|---:|";
   for (size_t i = 0; i < peers.size(); ++i) o << "---:|";
-  o << "---:|---:|---:|---:|---:|\n";
+  o << "---:|---:|---:|---:|---:|---:|\n";
   std::vector<std::string> notes;
   for (const json& w : b["workloads"]) {
     std::string name = str(w, "name");
@@ -148,7 +165,7 @@ std::string bench_markdown(const json& b) {
     o << " " << fmt("%.2f", fraction(a, "roofline")) << " | " << fmt("%.2f", fraction(a, "bandwidth")) << " | "
       << fmt("%.3g", fraction(a, "fma")) << " | "
       << (best.empty() ? std::string("no peer timed") : fmt("%.2fx", num(w, "speedup_vs_best_peer")) + " (" + best + ")")
-      << " | " << interleaved_cell(w) << " |\n";
+      << " | " << interleaved_cell(w) << " | " << stream_cell(w) << " |\n";
   }
   o << "\naxon's kernel is `optimize`'s winner (\"naive\" when no schedule beat the naive kernel); every time is "
        "re-measured here with cold inputs, after optimize, so it can differ from the search's own number.\n";
@@ -194,7 +211,8 @@ std::string bench_csv(const json& b) {
   for (const auto& p : peers) o << "," << p << "_ms," << p << "_status," << p << "_copies";
   o << ",axon_fraction_roofline,axon_fraction_bandwidth,axon_fraction_fma,best_peer,speedup_vs_best_peer,"
        "stream_gbs,fma_gflops,axon_no_rewrites_ms,rewrites_speedup,rewrites_applied,axon_interleaved_ms,"
-       "best_peer_interleaved,best_peer_interleaved_ms,speedup_vs_best_peer_interleaved,error\n";
+       "best_peer_interleaved,best_peer_interleaved_ms,speedup_vs_best_peer_interleaved,stream_gbs_interleaved,"
+       "axon_fraction_stream_interleaved,best_peer_fraction_stream_interleaved,error\n";
   const json& pk = b["probe"];
   for (const json& w : b["workloads"]) {
     const json& a = w.value("axon", json::object());
@@ -226,6 +244,13 @@ std::string bench_csv(const json& b) {
     } else {
       o << ",,,,";
     }
+    const json& st = w.contains("interleaved") && w["interleaved"].contains("stream") ? w["interleaved"]
+                                                                                          : json::object();
+    if (!st.empty() && str(st["stream"], "status") == "ok")
+      o << "," << fmt("%.4g", num(st["stream"], "gbs")) << "," << fmt("%.4g", num(st, "axon_stream_fraction")) << ","
+        << fmt("%.4g", num(st, "best_peer_stream_fraction"));
+    else
+      o << ",,,";
     o << "," << csv_field(str(w, "error")) << "\n";
   }
   return o.str();

@@ -10,6 +10,8 @@
 //   last-level cache), on huge pages as the timed kernels' buffers,
 //   counting 12 bytes per element (two reads, one write; the
 //   write-allocate read is not counted, as in STREAM).
+//   `axon bench` also times the same triad, compiled as a kernel
+//   (codegen/cpu/stream_triad.h), in the same bursts as the contenders.
 //
 // Both are run on one thread and on one thread per physical core (the
 // threads start together at a latch and the wall time of the slowest is
@@ -199,15 +201,9 @@ Buffer alloc_floats(int64_t n) {
   }
 }
 
-// Each of the three triad buffers: a third of the cold working set that
-// kernels are timed with (cold_rotation_bytes), so both see the same memory.
-int64_t stream_elements(const Target& t) {
-  return static_cast<int64_t>(cold_rotation_bytes(t) / 3.0) / static_cast<int64_t>(sizeof(float));
-}
-
 // {1 thread, all threads} triad bandwidth in GB/s.
 std::pair<double, double> stream_gbs(const Target& t, int threads) {
-  const int64_t n = stream_elements(t);
+  const int64_t n = stream_triad_elements(t);
   Buffer a = alloc_floats(n), b = alloc_floats(n), c = alloc_floats(n);
   if (!a || !b || !c) return {0, 0};
   auto triad = t.isa.avx2 && host_has_avx2_fma() ? triad_avx2 : triad_scalar;

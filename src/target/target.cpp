@@ -121,4 +121,8 @@ double cold_rotation_bytes(const Target& t) {
   return 3.0 * std::max(64.0 * 1024 * 1024, 2.0 * last_level_cache_bytes(t));
 }
 
+int64_t stream_triad_elements(const Target& t) {
+  return static_cast<int64_t>(cold_rotation_bytes(t) / 3.0) / static_cast<int64_t>(sizeof(float));
+}
+
 }  // namespace axon::target

@@ -93,6 +93,11 @@ double last_level_cache_bytes(const Target& t);
 /// through 7 copies 1.35 ms (the host's cache is larger than the VM's share).
 double cold_rotation_bytes(const Target& t);
 
+/// Elements of each of the stream probe's three triad buffers: a third of
+/// cold_rotation_bytes, so the probe and the timed kernels see the same
+/// memory. `axon bench` gives its interleaved triad the same length.
+int64_t stream_triad_elements(const Target& t);
+
 /// The ISA flags that are set, space-separated ("avx2 fma avx512f ...").
 std::string isa_flags(const Isa& isa);
 

@@ -106,6 +106,31 @@ def test_interleaved_bursts_compare_axon_and_the_peers_in_one_process(run):
     assert f"{i['speedup_vs_best_peer']:.2f}x (numpy) |" in md
 
 
+def test_bandwidth_fractions_pair_axon_with_the_triad_of_the_same_round(run):
+    # The probe's triad, compiled by axon, takes its turn in every interleaved
+    # round; axon's fraction of it pairs each of axon's bursts with the
+    # triad's burst of the same round.
+    b = run["json"]
+    assert b["stream_kernel"]["status"] == "ok", b["stream_kernel"]
+    (w,) = b["workloads"]
+    i = w["interleaved"]
+    s = i["stream"]
+    assert s["status"] == "ok", s
+    assert s["elements"] == b["stream_kernel"]["elements"] and s["elements"] * 12 <= b["cold_bytes"]
+    assert s["gbs"] > 0 and len(s["round_gbs"]) == 1
+    (triad,), (axon,) = s["round_burst_ms"], i["axon_round_burst_ms"]
+    assert len(triad) == len(axon) == b["interleave_rounds"]
+    ratios = sorted((w["bytes"] / a) / (s["bytes_per_call"] / t) for a, t in zip(axon, triad))
+    assert i["axon_stream_fraction"] == pytest.approx(ratios[len(ratios) // 2], rel=1e-9)  # 7 bursts: the middle
+    assert i["best_peer_stream_fraction"] > 0
+    (row,) = csv.DictReader((run["out"] / "bench.csv").open())
+    assert float(row["axon_fraction_stream_interleaved"]) == pytest.approx(i["axon_stream_fraction"], rel=1e-3)
+    assert float(row["stream_gbs_interleaved"]) == pytest.approx(s["gbs"], rel=1e-3)
+    md = (run["out"] / "bench.md").read_text()
+    assert f"| {i['axon_stream_fraction']:.2f} of {s['gbs']:.1f} GB/s |" in md
+    assert "paired burst by burst" in md
+
+
 def test_peers_run_on_every_cpu_axon_started_with(run):
     # OpenMP pins the thread that times axon's kernels to one core; peers.py,
     # started after that, must not inherit the pin (it once did).
@@ -210,6 +235,13 @@ def test_rounds_report_the_median_of_round_medians(tmp_path):
     ax = w["axon"]["in_peers_process"]
     assert len(ax["interleaved_round_ms"]) == 3 and len(n["interleaved_round_ms"]) == 3
     assert ax["interleaved_ms"] == pytest.approx(sorted(ax["interleaved_round_ms"])[1], rel=1e-12)
+    # The triad's fraction pairs the bursts of all three peers runs (3 x 7).
+    i = w["interleaved"]
+    assert len(i["stream"]["round_gbs"]) == 3 and i["stream"]["gbs"] == sorted(i["stream"]["round_gbs"])[1]
+    pairs = [(a, t) for ar, tr in zip(i["axon_round_burst_ms"], i["stream"]["round_burst_ms"]) for a, t in zip(ar, tr)]
+    assert len(pairs) == 21
+    ratios = sorted((w["bytes"] / a) / (i["stream"]["bytes_per_call"] / t) for a, t in pairs)
+    assert i["axon_stream_fraction"] == pytest.approx(ratios[10], rel=1e-9)
 
 
 def test_interleave_zero_times_no_bursts(tmp_path):

@@ -127,3 +127,50 @@ def test_a_misplaced_kernel_is_still_checked_and_a_bad_offset_is_refused(answer)
     assert json.loads((tmp / "offset.json").read_text())["kernels"]["right"]["status"] == "ok"
     r = peers(tmp, "--kernel", f"right={answer['right']}:small_softmax", "--kernel-offset", "5")
     assert r.returncode != 0 and "--kernel-offset 5" in r.stderr
+
+
+TRIAD = """
+#include <stdint.h>
+extern "C" void triad(float* a, const float* b, const float* c, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + K * c[i];
+}
+"""
+
+
+def test_the_stream_triad_is_checked_and_takes_its_turn_in_every_round(answer):
+    tmp = answer["tmp"]
+    right = build(tmp, "triad", TRIAD.replace("K", "3.0f"))
+    n = 1 << 20
+    r = peers(tmp, "--kernel", f"right={answer['right']}:small_softmax", "--interleave-rounds", "3",
+              "--burst-seconds", "0.005", "--burst-gap", "0.01", "--stream", f"{right}:triad", "--stream-elements", n,
+              "--out", tmp / "stream.json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads((tmp / "stream.json").read_text())
+    assert j["interleave"]["order"] == ["numpy", "right", "stream"]
+    s = j["stream"]
+    assert s["status"] == "ok", s
+    assert s["elements"] == n and s["bytes_per_call"] == 12 * n
+    assert len(s["burst_ms"]) == 3 and len(s["burst_gbs"]) == 3
+    assert s["interleaved_ms"] == pytest.approx(sorted(s["burst_ms"])[1], rel=1e-12)
+    assert s["gbs"] == pytest.approx(12 * n / (s["interleaved_ms"] * 1e6), rel=1e-12)
+    for ms, gbs in zip(s["burst_ms"], s["burst_gbs"]):
+        assert gbs == pytest.approx(12 * n / (ms * 1e6), rel=1e-12)
+
+
+def test_a_wrong_triad_is_reported_and_never_interleaved(answer):
+    tmp = answer["tmp"]
+    wrong = build(tmp, "triad_wrong", TRIAD.replace("K", "2.0f"))
+    r = peers(tmp, "--kernel", f"right={answer['right']}:small_softmax", "--interleave-rounds", "2",
+              "--burst-seconds", "0.001", "--burst-gap", "0.01", "--stream", f"{wrong}:triad", "--stream-elements",
+              4096, "--out", tmp / "stream_wrong.json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads((tmp / "stream_wrong.json").read_text())
+    assert j["stream"]["status"] == "wrong result: a != b + 3 c", j["stream"]
+    assert "interleaved_ms" not in j["stream"] and j["interleave"]["order"] == ["numpy", "right"]
+
+
+def test_stream_is_reserved_and_its_length_must_be_positive(answer):
+    r = peers(answer["tmp"], "--kernel", f"stream={answer['right']}:small_softmax")
+    assert r.returncode != 0 and "is the name of --stream" in r.stderr
+    r = peers(answer["tmp"], "--stream", f"{answer['right']}:triad", "--stream-elements", 0)
+    assert r.returncode != 0 and "--stream-elements 0" in r.stderr
