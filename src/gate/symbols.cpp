@@ -8,10 +8,14 @@
 #include <set>
 #include <sstream>
 
-#include "gate/command.h"
+#include "support/command.h"
 #include "support/diagnostic.h"
 
 namespace axon::gate {
+
+using support::CommandResult;
+using support::first_lines;
+using support::run_command;
 
 namespace {
 

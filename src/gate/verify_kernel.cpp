@@ -14,7 +14,6 @@
 
 #include "codegen/c_like/kernel_abi.h"
 #include "gate/battery.h"
-#include "gate/command.h"
 #include "gate/driver_source.h"
 #include "gate/gate.h"
 #include "gate/hashing.h"
@@ -23,12 +22,17 @@
 #include "gate/sandbox.h"
 #include "gate/symbols.h"
 #include "runtime/compile_shared.h"
+#include "support/command.h"
 #include "support/diagnostic.h"
 
 namespace axon::gate {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using support::command_line;
+using support::CommandResult;
+using support::first_lines;
+using support::run_command;
 
 namespace {
 

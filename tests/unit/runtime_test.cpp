@@ -10,11 +10,11 @@
 #include <sstream>
 #include <thread>
 
-#include "gate/command.h"
 #include "runtime/compile_shared.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/time_calls.h"
 #include "support/affinity.h"
+#include "support/command.h"
 #include "support/diagnostic.h"
 
 namespace axon {
@@ -259,7 +259,7 @@ TEST(runtime, ChildrenOfAPinnedThreadGetTheStartMask) {
     CPU_ZERO(&one);
     CPU_SET(first, &one);
     ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-    auto r = axon::gate::run_command({"grep", "Cpus_allowed_list", "/proc/self/status"});
+    auto r = axon::support::run_command({"grep", "Cpus_allowed_list", "/proc/self/status"});
     std::istringstream is(r.output);
     std::string key, list;
     is >> key >> list;
