@@ -205,6 +205,20 @@ TEST(gemm, Avx512OperandsInPlace) { check(in_place_cases(16), 512); }
 TEST(gemm, Avx2OperandsInPlace) { check(in_place_cases(8), 256); }
 TEST(gemm, ScalarOperandsInPlace) { check(in_place_cases(1), 0); }
 
+// A in place needs its one-panel scratch only for a panel cut by the edge of M.
+TEST(gemm, InPlaceAScratchOnlyAtAnEdgeOfM) {
+  target::Target t = machine(512);
+  auto has_scratch = [&](int64_t M, bool pack_a, int threads) {
+    GemmSchedule s = in_place(sched(6, 32, 32, 12, 64, threads), pack_a, true);
+    return codegen::emit_gemm_function(shape(1, M, 64, 9), s, t, "g").find("Apack") != std::string::npos;
+  };
+  for (int threads : {1, 2}) {
+    EXPECT_FALSE(has_scratch(24, false, threads)) << threads;
+    EXPECT_TRUE(has_scratch(25, false, threads)) << threads;
+    EXPECT_TRUE(has_scratch(24, true, threads)) << threads;
+  }
+}
+
 TEST(gemm, Avx2) {
   auto c = odd_shapes(8, 2);
   c.push_back({shape(3, 29, 53, 41, true, true, 2, true, false, true), sched(6, 16, 32, 12, 32, 1), "avx2 mixed"});

@@ -88,8 +88,12 @@ std::string emit_gemm_function(const GemmShape& g, const GemmSchedule& s, const 
     ;
   // With B read in place there is no B block to pack (every panel is whole,
   // see gemm_why_illegal); with A read in place only a panel cut by the edge
-  // of M is packed (zero padded), into a scratch of one panel.
+  // of M is packed (zero padded), into a scratch of one panel. Row blocks
+  // and thread ranges are whole panels, so only M % MR != 0 cuts one; without
+  // such a cut neither the scratch nor the packing branch is emitted.
   const bool pack_b = s.pack_b, pack_a = s.pack_a;
+  const bool a_edge = g.M % s.mr != 0;
+  const bool a_scratch = pack_a || a_edge;
   const std::string bpack_alloc =
       "float* Bpack = static_cast<float*>(std::aligned_alloc(64, (KC_EFF * NC_EFF * 4 + 63) / 64 * 64));\n";
   if (pack_b && !par_batch) o << "  // packed B block: NC_EFF/NR panels of KC_EFF x NR, shared by the threads\n  " << bpack_alloc;
@@ -99,8 +103,8 @@ std::string emit_gemm_function(const GemmShape& g, const GemmSchedule& s, const 
   if (pack_a)
     o << "    // this thread's packed A block: MC_EFF/MR panels of KC_EFF x MR, and a tile for edges\n"
       << "    float* Apack = static_cast<float*>(std::aligned_alloc(64, (KC_EFF * MC_EFF * 4 + 63) / 64 * 64));\n";
-  else
-    o << "    // A is read in place; a panel cut by the edge of M is packed here, zero padded\n"
+  else if (a_edge)
+    o << "    // A is read in place; the panel cut by the edge of M is packed here, zero padded\n"
       << "    float* Apack = static_cast<float*>(std::aligned_alloc(64, (KC_EFF * MR * 4 + 63) / 64 * 64));\n";
   o << "    alignas(64) float tile[MR * NR];\n";
   if (par_batch) o << "    // whole batches per thread\n#pragma omp for schedule(static)\n";
@@ -181,21 +185,28 @@ std::string emit_gemm_function(const GemmShape& g, const GemmSchedule& s, const 
       << "              const float* Anext = ir + MR < mb ? Ap + KC_EFF * MR : Apack;\n"
       << over_b_panels(packed_micro, "              ");
   } else {
-    o << "              if (rows == MR) {  // A in place\n"
-      << "                const float* Ap = Ab + (ic + ir) * A_M + pc * A_K;\n"
-      << "                const float* Anext = ir + MR < mb ? Ap + MR * A_M : Ap;\n"
-      << over_b_panels(fn + "_micro<A_M, A_K, " + b_ks + ">", "                ")
-      << "              } else {  // the edge of M: pack this panel, zero padded\n"
-      << "                float* dst = Apack;\n"
-      << "                const int64_t i0 = ic + ir;\n"
-      << pack_panel
-      << "                const float* Ap = Apack;\n"
-      << "                const float* Anext = Apack;\n"
-      << over_b_panels(packed_micro, "                ")
-      << "              }\n";
+    // The calls for the whole panel at rows ic + ir, read in place.
+    auto in_place = [&](const std::string& indent) {
+      return indent + "const float* Ap = Ab + (ic + ir) * A_M + pc * A_K;\n" + indent +
+             "const float* Anext = ir + MR < mb ? Ap + MR * A_M : Ap;\n" +
+             over_b_panels(fn + "_micro<A_M, A_K, " + b_ks + ">", indent);
+    };
+    if (!a_edge)
+      o << "              // A in place: every panel is whole (M is a multiple of MR)\n" << in_place("              ");
+    else
+      o << "              if (rows == MR) {  // A in place\n"
+        << in_place("                ")
+        << "              } else {  // the edge of M: pack this panel, zero padded\n"
+        << "                float* dst = Apack;\n"
+        << "                const int64_t i0 = ic + ir;\n"
+        << pack_panel
+        << "                const float* Ap = Apack;\n"
+        << "                const float* Anext = Apack;\n"
+        << over_b_panels(packed_micro, "                ")
+        << "              }\n";
   }
   o << "            }\n          }\n"
-    << (par_rows ? "#pragma omp barrier\n" : "") << "        }\n      }\n    }\n    std::free(Apack);\n"
+    << (par_rows ? "#pragma omp barrier\n" : "") << "        }\n      }\n    }\n" << (a_scratch ? "    std::free(Apack);\n" : "")
     << (pack_b && par_batch ? "    std::free(Bpack);\n" : "") << "  }\n"
     << (pack_b && !par_batch ? "  std::free(Bpack);\n" : "") << "}\n";
   return o.str();
