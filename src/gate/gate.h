@@ -113,6 +113,10 @@ struct GateReport {
   std::string kernel_sha;                  // SHA-256 of the candidate source, hex
   std::string compiler;                    // first line of `cxx --version`
   std::map<std::string, double> max_error_over_budget;  // per input set compared
+  // Per input set where some element had an infinite budget (the first-order
+  // bound promises nothing there, so nothing was checked): the largest
+  // fraction of an output's elements, over the calls and outputs.
+  std::map<std::string, double> unbounded_fraction;
   std::optional<double> time_ms;           // median, optimised build, normal inputs
   double time_min_ms = 0, time_max_ms = 0;
   int time_reps = 0;

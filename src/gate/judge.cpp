@@ -336,6 +336,10 @@ class CallJudge {
     if (!run_.sanitized) {
       double& m = v_.report().max_error_over_budget[set];
       m = std::max(m, c.cmp.max_error_over_budget);
+      if (c.cmp.unbounded > 0) {
+        double& f = v_.report().unbounded_fraction[set];
+        f = std::max(f, static_cast<double>(c.cmp.unbounded) / static_cast<double>(g_[g_.outputs[o]].type.numel()));
+      }
     }
     if (c.unwritten > 0) {
       json ev = where(rec, o);

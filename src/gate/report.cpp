@@ -46,6 +46,8 @@ json report_json(const GateReport& r) {
   j["compiler"] = r.compiler;
   j["max_error_over_budget"] = json::object();
   for (const auto& [name, v] : r.max_error_over_budget) j["max_error_over_budget"][name] = finite_or_string(v);
+  j["unbounded_fraction"] = json::object();
+  for (const auto& [name, v] : r.unbounded_fraction) j["unbounded_fraction"][name] = v;
   if (r.time_ms) {
     j["time_ms"] = *r.time_ms;
     j["timing"] = {{"median_ms", *r.time_ms}, {"min_ms", r.time_min_ms}, {"max_ms", r.time_max_ms}, {"reps", r.time_reps}};
@@ -91,6 +93,15 @@ std::string report_text(const GateReport& r) {
     s += "largest error, as a fraction of its budget:";
     for (const auto& [name, v] : r.max_error_over_budget) {
       std::snprintf(buf, sizeof buf, " %s %.3g,", name.c_str(), v);
+      s += buf;
+    }
+    s.back() = '\n';
+  }
+  if (!r.unbounded_fraction.empty()) {
+    s += "not checked (infinite budget: the first-order error bound promises nothing there), largest share of an "
+         "output:";
+    for (const auto& [name, v] : r.unbounded_fraction) {
+      std::snprintf(buf, sizeof buf, " %s %.3g%%,", name.c_str(), 100 * v);
       s += buf;
     }
     s.back() = '\n';

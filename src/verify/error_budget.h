@@ -23,6 +23,10 @@
 //   for short sums, Higham and Mary's probabilistic bound for long ones (a
 //   worst-case bound at n = 4096 is loose enough to hide a dropped term)
 //   max/min, select, layout ops   the same op applied to the operands' E
+// In every product of a magnitude and a bound, an infinite bound stays
+// infinite where the magnitude is 0 (0 * inf would be NaN), and a zero
+// bound contributes 0; einsum magnitudes are floored at the smallest
+// subnormal double for the same reason. An infinite bound promises nothing.
 // A kernel passes when |kernel - reference| <= 2 E + 2^-126 for every element
 // (the factor 2 covers the second-order terms the rule drops), and
 // non-finite references are matched exactly (same inf, NaN for NaN).
@@ -55,6 +59,7 @@ struct Comparison {
   int64_t worst_index = -1;          // flat index of the worst element
   double worst_got = 0, worst_ref = 0, worst_budget = 0;
   int64_t mismatches = 0;            // elements over budget or non-finite mismatches
+  int64_t unbounded = 0;             // elements whose budget is infinite: nothing is checked there
   bool ok() const { return mismatches == 0; }
 };
 

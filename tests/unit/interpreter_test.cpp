@@ -171,6 +171,43 @@ TEST(error_budget, UnderflowingExpOfAnUncertainArgumentHasAFiniteBound) {
   EXPECT_FALSE(axon::verify::compare_with_budget(wrong, ref[0], bound[0]).ok());
 }
 
+// Scores whose bound passes 709 (cancelling products of large q and K):
+// every exp(x - m) of the row has an infinite bound, the underflowing ones
+// included, and so has the sum. e / sum then read |0| * inf = NaN where e
+// underflowed, a NaN budget that rejected a GQA decode kernel one ulp from
+// the reference. The row's bound is infinite: the first-order rule cannot
+// bound it, and says so (every finite answer passes; a non-finite one for a
+// finite reference too, as for any unbounded element).
+TEST(error_budget, UnboundedScoresGiveAnInfiniteBoundNotNaN) {
+  Graph g = spec_graph(
+      "import numpy as np\n\ndef f(q: \"f32[1, 2]\", K: \"f32[3, 2]\", V: \"f32[3, 2]\"):\n"
+      "    s = q @ K.T\n"
+      "    m = np.max(s, axis=-1, keepdims=True)\n    e = np.exp(s - m)\n"
+      "    return (e / np.sum(e, axis=-1, keepdims=True)) @ V\n");
+  // s = [0 (from 1e5 * 1e5 - 1e5 * 1e5, bound ~2e3), 1000, 500]: exp(0 - 1000) underflows.
+  std::vector<Tensor> in = {t({1, 2}, {1e5, 1e5}), t({3, 2}, {1e5, -1e5, 0.0, 0.01, 0.0, 0.005}),
+                            t({3, 2}, {1.5, -2.0, 0.25, 4.0, 3.0, 1.0})};
+  auto ref = axon::verify::interpret(g, in);
+  auto bound = axon::verify::error_bounds(g, in);
+  for (double b : bound[0].data) EXPECT_TRUE(std::isinf(b) && b > 0) << b;
+  std::vector<double> near = ref[0].data;
+  near[0] = std::nextafter(static_cast<float>(near[0]), 0.0f);
+  axon::verify::Comparison c = axon::verify::compare_with_budget(near, ref[0], bound[0]);
+  EXPECT_TRUE(c.ok());
+  EXPECT_EQ(c.unbounded, 2);  // counted, so the gate's report can say what went unchecked
+}
+
+// A zero bound times an infinite magnitude adds nothing, and an infinite
+// bound times a zero magnitude is infinite, in a plain product too.
+TEST(error_budget, ProductOfZeroAndAnUnboundedFactorIsUnbounded) {
+  Graph g = spec_graph("import numpy as np\n\ndef f(a: \"f32[2]\", b: \"f32[2]\"):\n"
+                       "    return np.exp(a) * b\n");
+  // exp(100) overflows f32: its bound is infinite; b = 0 there.
+  auto bound = axon::verify::error_bounds(g, {t({2}, {100.0, 1.0}), t({2}, {0.0, 2.0})});
+  EXPECT_TRUE(std::isinf(bound[0].data[0])) << bound[0].data[0];
+  EXPECT_TRUE(std::isfinite(bound[0].data[1])) << bound[0].data[1];
+}
+
 // silu(x) = x / (1 + exp(-x)) with exp(-x) past the f32 range: the kernel's
 // denominator is inf and its result 0, so the bound is about |silu(x)|, not
 // infinite (an infinite one spread through the gated MLP's matmul to every
