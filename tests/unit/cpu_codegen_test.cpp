@@ -199,6 +199,29 @@ TEST(cpu_codegen, avx2TargetGetsNoAvx512) {
   EXPECT_EQ(std::count(f.begin(), f.end(), "-mavx2"), 1);
 }
 
+// Streaming stores are fenced once per thread after its last row, not after
+// every row (each fence waited for the write-combining buffers to drain),
+// and inside the parallel region, so every thread fences its own stores.
+TEST(cpu_codegen, streamedRowsAreFencedOncePerThreadAfterTheLoop) {
+  ir::Graph g = load_workload("s2_softmax");
+  schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, host()));
+  for (int threads : {1, 2})
+    for (int group : {1, 8}) {
+      s["k0.nt_store"] = 1, s["k0.threads"] = threads, s["k0.row_group"] = group;
+      ASSERT_EQ(schedule::why_illegal(g, s, host()), "");
+      std::string src = codegen::emit_cpu(g, s, host()).source;
+      std::string what = std::to_string(threads) + " threads, row group " + std::to_string(group);
+      size_t fence = src.find("_mm_sfence();");
+      ASSERT_NE(fence, std::string::npos) << what;
+      EXPECT_EQ(src.find("_mm_sfence();", fence + 1), std::string::npos) << what << ": more than one fence";
+      EXPECT_GT(fence, src.rfind("_mm512_stream_ps")) << what;
+      // After the fence: the end of the parallel region (with threads), then of the function.
+      EXPECT_EQ(src.substr(src.find('\n', fence)), threads > 1 ? "\n  }\n}\n" : "\n}\n") << what;
+      if (threads > 1) EXPECT_NE(src.find("nowait"), std::string::npos) << what;
+      expect_correct(g, s, host(), what);
+    }
+}
+
 TEST(cpu_codegen, whyIllegalNamesTheKnob) {
   ir::Graph g = load_workload("s4_rmsnorm");
   schedule::Space sp = schedule::schedule_space(g, host());

@@ -165,7 +165,14 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
     o << "  constexpr int64_t TOTAL = " << outer_count << ";\n";
   }
   if (nt) o << "  const bool nt = reinterpret_cast<uintptr_t>(out) % " << store_bytes << " == 0;\n";
-  if (s.threads > 1) o << "#pragma omp parallel for num_threads(" << s.threads << ") schedule(static)\n";
+  // With streaming stores each thread fences its own, after its last tile
+  // and before the region's closing barrier (an sfence on the calling
+  // thread alone orders only that thread's stores).
+  const bool fence_per_thread = nt && s.threads > 1;
+  if (fence_per_thread)
+    o << "#pragma omp parallel num_threads(" << s.threads << ")\n  {\n#pragma omp for schedule(static) nowait\n";
+  else if (s.threads > 1)
+    o << "#pragma omp parallel for num_threads(" << s.threads << ") schedule(static)\n";
   o << "  for (int64_t w = 0; w < TOTAL; ++w) {\n";
   o << "    int64_t x = " << (pl.p >= 0 ? "w / (TP * TQ)" : "w") << ", in_off = 0, out_off = 0;\n";
   for (size_t k = pl.outer.size(); k-- > 0;) {
@@ -221,7 +228,8 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
       << "    for (; i < ie; ++i)\n"
       << "      for (int64_t j = jb; j < je; ++j) dst[i * OP + j] = src[i + j * SQ];\n";
   }
-  o << "  }\n" << (nt ? "  if (nt) _mm_sfence();  // streamed rows are visible before return\n" : "") << "}\n";
+  o << "  }\n" << (nt ? "  if (nt) _mm_sfence();  // streamed rows are visible before return\n" : "")
+    << (fence_per_thread ? "  }\n" : "") << "}\n";
   return o.str();
 }
 
