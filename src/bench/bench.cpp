@@ -345,8 +345,10 @@ void apply_stream(json& w, const std::vector<json>& stream_rounds, const std::ve
                   const std::vector<json>& peer_rounds) {
   if (!w.contains("interleaved") || stream_rounds.empty()) return;
   json& i = w["interleaved"];
+  const std::string best_peer = i.value("best_peer", "");
   std::vector<double> gbs;
   std::vector<const json*> triad, axon, best;
+  json triad_bursts = json::array(), axon_bursts = json::array();  // kept so the pairing can be checked
   for (size_t r = 0; r < stream_rounds.size(); ++r) {
     const json& t = stream_rounds[r];
     if (t.value("status", "") != "ok" || !t.contains("gbs")) {
@@ -356,14 +358,9 @@ void apply_stream(json& w, const std::vector<json>& stream_rounds, const std::ve
     gbs.push_back(t["gbs"].get<double>());
     triad.push_back(&t);
     axon.push_back(kernel_rounds[r].contains("axon") ? &kernel_rounds[r]["axon"] : nullptr);
-    std::string p = i.value("best_peer", "");
-    best.push_back(peer_rounds[r].contains(p) ? &peer_rounds[r][p] : nullptr);
-  }
-  // The bursts the fractions pair, kept so the pairing can be checked.
-  json triad_bursts = json::array(), axon_bursts = json::array();
-  for (size_t r = 0; r < triad.size(); ++r) {
-    triad_bursts.push_back(triad[r]->value("burst_ms", json::array()));
-    axon_bursts.push_back(axon[r] ? axon[r]->value("burst_ms", json::array()) : json::array());
+    best.push_back(peer_rounds[r].contains(best_peer) ? &peer_rounds[r][best_peer] : nullptr);
+    triad_bursts.push_back(t.value("burst_ms", json::array()));
+    axon_bursts.push_back(axon.back() ? axon.back()->value("burst_ms", json::array()) : json::array());
   }
   i["stream"] = {{"status", "ok"},
                  {"elements", stream_rounds[0].value("elements", 0)},

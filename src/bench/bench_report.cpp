@@ -244,11 +244,10 @@ std::string bench_csv(const json& b) {
     } else {
       o << ",,,,";
     }
-    const json& st = w.contains("interleaved") && w["interleaved"].contains("stream") ? w["interleaved"]
-                                                                                          : json::object();
-    if (!st.empty() && str(st["stream"], "status") == "ok")
-      o << "," << fmt("%.4g", num(st["stream"], "gbs")) << "," << fmt("%.4g", num(st, "axon_stream_fraction")) << ","
-        << fmt("%.4g", num(st, "best_peer_stream_fraction"));
+    const json* il = w.contains("interleaved") ? &w["interleaved"] : nullptr;
+    if (il && il->contains("stream") && str((*il)["stream"], "status") == "ok")
+      o << "," << fmt("%.4g", num((*il)["stream"], "gbs")) << "," << fmt("%.4g", num(*il, "axon_stream_fraction"))
+        << "," << fmt("%.4g", num(*il, "best_peer_stream_fraction"));
     else
       o << ",,,";
     o << "," << csv_field(str(w, "error")) << "\n";

@@ -205,8 +205,9 @@ class BoundBuilder {
         if (E(arg(0)) >= 0) {
           e = times(abs_(v), binary(g_, Op::Sub, unary(g_, Op::Exp, E(arg(0))), k(1, shape)));
           // |v| (exp(E) - 1) is exp(a + E) - exp(a); where exp(a) underflows
-          // to 0 and E passes 709 the product is 0 * inf = NaN (softmax over
-          // scores of wide range), so there the bound is exp(a + E) itself.
+          // to 0 that is exp(a + E) itself, finite while a + E < 709 even
+          // where E passes 709 and the product is infinite (softmax over
+          // scores of wide range).
           NodeId under = binary(g_, Op::Eq, v, k(0, shape));
           e = select(g_, under, unary(g_, Op::Exp, add(val(0), E(arg(0)))), e);
         }
