@@ -222,6 +222,67 @@ TEST(cpu_codegen, streamedRowsAreFencedOncePerThreadAfterTheLoop) {
     }
 }
 
+// The non-temporal prefetch (stream_prefetch) is issued by the pass that
+// reads the rows from memory and by no other (the first reduction one row at
+// a time, the group pass with row groups, the output pass of an elementwise
+// kernel), for every row input and no per-column one, never in scalar code;
+// and the kernels stay correct with the prefetches running past the inputs'
+// ends.
+TEST(cpu_codegen, nonTemporalPrefetchIsInTheMemoryPassOnly) {
+  struct Case {
+    const char* body;
+    const char* later;  // text that begins the first pass after the memory pass ("": none)
+    std::vector<std::string> row_inputs, other_inputs;
+  } cases[] = {
+      {"def f(X: \"f32[13, 150]\"):\n    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n"
+       "    return e / np.sum(e, axis=-1, keepdims=True)\n",
+       "reduce_sum", {"X"}, {}},
+      {"def f(X: \"f32[11, 37]\"):\n    return np.sum(X, axis=-1)\n", "", {"X"}, {}},
+      {"def f(X: \"f32[9, 70]\", Y: \"f32[9, 70]\", g: \"f32[70]\"):\n    return X * g + Y\n", "", {"X", "Y"}, {"g"}},
+  };
+  for (const Case& cs : cases) {
+    ir::Graph g = parse(std::string("import numpy as np\n\n") + cs.body);
+    for (const auto& t : targets()) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      const schedule::Knob* knob = sp.find("k0.stream_prefetch");
+      ASSERT_NE(knob, nullptr) << cs.body;
+      EXPECT_EQ(knob->values.front(), 0) << "the default point prefetches nothing";
+      const bool grouped = sp.find("k0.row_group") != nullptr;
+      for (int64_t vec : {1, 0})
+        for (int64_t group : {1, 4}) {
+          if (group > 1 && !grouped) continue;
+          for (int64_t ahead : {int64_t{0}, knob->values.back()}) {
+            schedule::Schedule s = schedule::default_schedule(sp);
+            s["k0.vec_axis"] = vec, s["k0.stream_prefetch"] = ahead;
+            if (grouped) s["k0.row_group"] = group;
+            if (s.count("k0.prefetch_pass")) s["k0.prefetch_pass"] = 0;
+            const std::string what = std::string(cs.body) + " at " + std::to_string(t.isa.vector_bits()) + " " +
+                                     schedule::to_json(s).dump();
+            const std::string text = codegen::emit_cpu(g, s, t).source;
+            const bool expected = vec == 1 && ahead > 0;
+            EXPECT_EQ(text.find("_MM_HINT_NTA") != std::string::npos, expected) << what << text;
+            for (const std::string& in : cs.row_inputs)
+              EXPECT_EQ(text.find("(" + in + " + r * cols + c) + " + std::to_string(ahead) + "), _MM_HINT_NTA);") !=
+                            std::string::npos,
+                        expected)
+                  << what << ": input " << in << text;
+            for (const std::string& in : cs.other_inputs)
+              EXPECT_EQ(text.find("(" + in + " + r * cols"), std::string::npos) << what << ": input " << in << text;
+            if (expected) {
+              // Where the memory pass ends: the next pass, or with groups the
+              // short last group's row-by-row fallback.
+              const size_t body = text.find("extern \"C\"");
+              const size_t end = group > 1 ? text.find("} else {", text.find("if (rg_n ==", body))
+                                 : cs.later[0] ? text.find(cs.later, body) : std::string::npos;
+              EXPECT_LT(text.rfind("_MM_HINT_NTA"), end) << what << ": a later pass prefetches" << text;
+            }
+            expect_correct(g, s, t, what);
+          }
+        }
+    }
+  }
+}
+
 TEST(cpu_codegen, whyIllegalNamesTheKnob) {
   ir::Graph g = load_workload("s4_rmsnorm");
   schedule::Space sp = schedule::schedule_space(g, host());

@@ -25,6 +25,11 @@ struct RowKernelOptions {
   bool nt_store = false;  // streaming stores for row outputs (aligned vectors only)
   int row_group = 1;      // rows whose first reduction runs interleaved (when loop::leads_with_reduction)
   int prefetch_pass = 0;  // 0: none; p >= 1: pass p (in running order) prefetches the rows row_group ahead
+  // Bytes ahead (0: none) at which the pass that reads the rows from memory
+  // (the first in running order: the group pass with row_group > 1)
+  // prefetches its row inputs with the non-temporal hint, one prefetch per
+  // vector step, clamped to the input's last element. Vector code only.
+  int stream_prefetch = 0;
 };
 
 KernelSource emit_row_kernel_cpp(const ir::Graph& g, const loop::RowKernel& k, const RowKernelOptions& opts);

@@ -52,6 +52,12 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
     for (int i = 1; i < k.passes(); ++i) v.push_back(i);
     knobs.push_back({p + "prefetch_pass", v, "0: none; p: pass p prefetches the next rows' inputs"});
   }
+  const bool reads_rows = std::any_of(k.param_levels.begin(), k.param_levels.end(), [](const auto& ls) {
+    return std::find(ls.begin(), ls.end(), loop::Level::Row) != ls.end();
+  });
+  if (reads_rows && t.isa.vector_bits() > 0)
+    knobs.push_back({p + "stream_prefetch", {0, 4096, 8192},
+                     "bytes ahead the memory pass prefetches its row inputs, non-temporal (0: none)"});
   return knobs;
 }
 
@@ -68,6 +74,7 @@ RowKernelOptions row_stage_options(const schedule::Schedule& s, const target::Ta
   o.nt_store = get("nt_store", 0) != 0;
   o.row_group = static_cast<int>(get("row_group", 1));
   o.prefetch_pass = static_cast<int>(get("prefetch_pass", 0));
+  o.stream_prefetch = static_cast<int>(get("stream_prefetch", 0));
   return o;
 }
 
@@ -86,11 +93,20 @@ double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, co
   if (o.row_block == 1) sec += static_cast<double>(k.rows) * 2e-8;
   if (o.nt_store && k.min_bytes < 8 * (int64_t{1} << 20)) sec *= 1.2;  // streams help only past the caches
   if (o.unroll == 4) sec *= 1.01;
-  // One row at a time is one stream of memory per thread; the first pass
-  // of a group reads several. A guess that ranks groups first; measured
-  // gains on s7 were within noise (docs/loop_ir.md), so the search decides.
-  if (k.leads_with_reduction && k.min_bytes > 8 * (int64_t{1} << 20)) sec *= o.row_group >= 4 ? 0.6 : o.row_group == 2 ? 0.8 : 1.0;
-  if (o.prefetch_pass > 0 && k.min_bytes > 8 * (int64_t{1} << 20)) sec *= 0.95;  // overlaps memory with the later passes
+  // Row groups and prefetches on big rows (from memory): factors from
+  // side-by-side timings (docs/loop_ir.md, "Row groups" and "Non-temporal
+  // prefetch"), rough enough that the search measures the neighbours. A
+  // one-pass reduction (s7) ran slower grouped (G = 4: 1.56x torch's
+  // time, G = 1: 1.05x) and 8% faster with the non-temporal prefetch. Multi-pass rows
+  // went both ways grouped (s2 faster, s3 slower) and lost with the
+  // non-temporal prefetch one row at a time (s2: 0.82 -> 1.03 ms), their
+  // later passes no longer finding the row in cache.
+  if (k.min_bytes > 8 * (int64_t{1} << 20)) {
+    const bool one_pass = k.passes() == 1;
+    if (k.leads_with_reduction && o.row_group > 1 && one_pass) sec *= 1.3;
+    if (o.prefetch_pass > 0) sec *= 0.95;  // overlaps memory with the later passes
+    if (o.stream_prefetch > 0) sec *= one_pass ? 0.92 : o.row_group > 1 ? 1.0 : 1.2;
+  }
   return sec;
 }
 

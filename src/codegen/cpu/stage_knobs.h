@@ -4,7 +4,8 @@
 // and emit_cpu (codegen/cpu/emit_cpu.cpp).
 //
 /// Knobs of stage i are named "k<i>." + the choice: a Row stage has
-/// vec_axis, threads, row_block, unroll (and nt_store when it stores rows);
+/// vec_axis, threads, row_block, unroll, and where they apply nt_store,
+/// row_group, prefetch_pass, stream_prefetch (docs/loop_ir.md);
 /// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch}
 /// (codegen/cpu/gemm.h); a Copy stage has copy.{tile,threads,vector}
 /// (codegen/cpu/copy_cpp.h); a Naive stage has none.
