@@ -1,8 +1,11 @@
 // Operator propagation: the candidate moves of rewrite.h, the graph editor
 // they are built with, and their proofs over symbolic sizes.
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <iomanip>
 #include <set>
+#include <sstream>
 
 #include "rewrite/rewrite.h"
 #include "support/diagnostic.h"
@@ -357,6 +360,82 @@ std::optional<Graph> tanh_via_exp(const Graph& g, const Move& m) {
   return rebuild(g, rep);
 }
 
+// ---- fold-constants: the scalar constants of a product (a tree of mul and
+// div) gathered into one, when that loses nothing: every product and
+// quotient of the constants exact in double, and the result the same in the
+// graph's dtype as the constants rounded one by one would give (all but one
+// constant a power of two, or every constant and the result exact in the
+// dtype). (0.5 x) (2 / t) -> x / t; (c u) (-2) -> (-2c) u. The other
+// factors keep their order; a factor of 1 is dropped.
+
+bool power_of_two(double v) {
+  int e = 0;
+  return std::isfinite(v) && v != 0 && std::fabs(std::frexp(v, &e)) == 0.5;
+}
+
+bool exact_in(double v, ir::DType d) {
+  if (d != ir::DType::F32) return true;
+  const float f = static_cast<float>(v);
+  return std::isfinite(f) && static_cast<double>(f) == v && (v == 0 || std::fabs(f) >= 0x1p-126f);
+}
+
+// The folded constant of the product at `id` and its non-constant factors;
+// nullopt when there is nothing to fold or the fold is not exact.
+struct Folded {
+  double k = 1;
+  std::vector<Factor> rest;
+};
+std::optional<Folded> fold_product(const Graph& g, NodeId id) {
+  const ir::DType dt = g[id].type.dtype;
+  if (!ir::is_float(dt)) return std::nullopt;
+  std::vector<Factor> fs;
+  flatten(g, id, false, &fs);
+  Folded f;
+  int constants = 0, odd = 0;  // constants, and those that are not powers of two
+  bool each_exact = true;
+  for (const Factor& x : fs) {
+    std::optional<double> c = constant_value(g, x.id);
+    if (!c) {
+      f.rest.push_back(x);
+      continue;
+    }
+    if (!std::isfinite(*c) || *c == 0) return std::nullopt;
+    ++constants;
+    odd += power_of_two(*c) ? 0 : 1;
+    each_exact = each_exact && exact_in(*c, dt);
+    const double next = x.denominator ? f.k / *c : f.k * *c;
+    // The step is exact in double: the residual of the rounded result is 0.
+    const double residual = x.denominator ? std::fma(next, *c, -f.k) : std::fma(f.k, *c, -next);
+    if (!std::isfinite(next) || next == 0 || residual != 0) return std::nullopt;
+    f.k = next;
+  }
+  const bool dtype_safe = odd <= 1 || (each_exact && exact_in(f.k, dt));
+  if (f.rest.empty() || !dtype_safe || !(constants >= 2 || (constants == 1 && f.k == 1.0))) return std::nullopt;
+  return f;
+}
+
+std::optional<Graph> fold_constants(const Graph& g, const Move& m) {
+  NodeId at = m.site.at(0);
+  if (g[at].op != Op::Mul && g[at].op != Op::Div) return std::nullopt;
+  std::optional<Folded> f = fold_product(g, at);
+  if (!f) return std::nullopt;
+  std::map<NodeId, Builder> rep;
+  rep[at] = [&, f](Graph& ng, const std::vector<NodeId>& map) {
+    const ir::Type ty = g[at].type;
+    NodeId num = -1, den = -1;
+    for (const Factor& x : f->rest) {
+      NodeId& side = x.denominator ? den : num;
+      side = side < 0 ? map[x.id] : ir::binary(ng, Op::Mul, side, map[x.id]);
+    }
+    NodeId k = -1;
+    if (f->k != 1.0 || num < 0)
+      k = ir::broadcast(ng, ir::reshape(ng, ir::constant(ng, f->k, ty.dtype), Shape(ty.shape.size(), 1)), ty.shape);
+    num = num < 0 ? k : k < 0 ? num : ir::binary(ng, Op::Mul, k, num);
+    return den < 0 ? num : ir::binary(ng, Op::Div, num, den);
+  };
+  return rebuild(g, rep);
+}
+
 std::string node_name(const Graph& g, NodeId id) {
   const Node& n = g[id];
   if (n.op == Op::Param) return g.params.at(n.attrs.ints.at(0)).name;
@@ -375,6 +454,7 @@ std::optional<Graph> apply_move(const Graph& g, const Move& m) {
     if (m.kind == "unary-past-contraction") return unary_past(g, m);
     if (m.kind == "online-softmax") return online_softmax(g, m);
     if (m.kind == "tanh-via-exp") return tanh_via_exp(g, m);
+    if (m.kind == "fold-constants") return fold_constants(g, m);
     if (m.kind == "library-rule") return apply_library_rule(g, m);
   } catch (const std::exception&) {
     return std::nullopt;  // the builders refused the shapes: the move does not apply here
@@ -435,6 +515,12 @@ std::vector<Move> candidate_moves(const Graph& g) {
         if (g[n.args[t]].op == Op::Tanh)
           add({"tanh-via-exp",
                "c + tanh(u) as (c - 1) + 2 / (1 + exp(-2u)) at " + node_name(g, i) + " (one exp, no tanh)", {i}, t});
+    if (n.op == Op::Mul || n.op == Op::Div)
+      if (std::optional<Folded> f = fold_product(g, i)) {
+        std::ostringstream k;
+        k << std::setprecision(17) << f->k;
+        add({"fold-constants", "the constants of the product " + node_name(g, i) + " as one, " + k.str(), {i}, 0});
+      }
     if (n.op == Op::Add)
       add({"sum-of-contractions",
            "P@Q + R@S as one contraction [P R]@[Q; S] at " + node_name(g, i), {i}, 0});

@@ -13,6 +13,9 @@
 //   transpose-into-contraction einsum(transpose(A), B) as one einsum
 //   online-softmax             softmax(x)@V as two tiles of the key axis
 //                              combined with running maxima (exp axioms)
+//   fold-constants             the scalar constants of a product of mul
+//                              and div as one, when no step rounds:
+//                              (0.5 x)(2 / t) = x / t
 //   unary-past-contraction     u(x)@W -> u(x@W): right for neg, wrong for
 //                              exp; the prover refuses the wrong ones
 // Each candidate is built as a whole graph and handed to the prover

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "frontend/spec.h"
+#include "ir/printer.h"
 #include "loop/row_kernel.h"
 #include "rewrite/rewrite.h"
 #include "transforms/pipeline.h"
@@ -106,6 +107,62 @@ TEST(rewrite_discover, GeluTanhAsOneExp) {
   loop::RowKernel before = loop::plan_row_kernel(g), after = loop::plan_row_kernel(c.after);
   ASSERT_TRUE(before.ok && after.ok);
   EXPECT_LT(after.ops_per_element, before.ops_per_element);
+}
+
+// After tanh-via-exp, GELU is 0.5 x (2 / (1 + exp((0.798 (...)) (-2)))):
+// the constants fold to x / (1 + exp(-1.596 (...))), two fewer ops per
+// element, and explore chooses it.
+TEST(rewrite_discover, GeluConstantsFoldAfterTanhViaExp) {
+  ir::Graph g = workload("s5_gelu");
+  Candidate t = must_find(g, "tanh-via-exp");
+  Candidate half = must_find(t.after, "fold-constants", "as one, 1");
+  Candidate twice = must_find(t.after, "fold-constants", "as one, -1.5957691216057308");
+  rewrite::ExploreResult e = rewrite::explore(g);
+  const rewrite::RewrittenGraph& best = e.best.at(0);
+  int folds = 0;
+  for (const auto& s : best.steps) folds += s.move.kind == "fold-constants";
+  EXPECT_EQ(folds, 2);
+  loop::RowKernel before = loop::plan_row_kernel(t.after), after = loop::plan_row_kernel(best.graph);
+  ASSERT_TRUE(before.ok && after.ok);
+  EXPECT_EQ(after.ops_per_element, before.ops_per_element - 3);  // 0.5 x, 2 / t -> x / t; the -2 (...)
+  EXPECT_EQ(ir::print(best.graph).find("value = 0.5"), std::string::npos) << ir::print(best.graph);
+}
+
+// Constants fold only when nothing is lost: every step exact in double, and
+// the same constant in f32 as the rounded constants would give (all but one
+// a power of two, or all of them and the result exact in f32).
+TEST(rewrite_discover, ConstantsFoldOnlyWhenExact) {
+  struct Case {
+    const char* expr;
+    const char* folded;  // the detail's constant, or nullptr: not offered
+  } cases[] = {
+      {"(X * 0.1) * 4.0", "as one, 0.40000000000000002"},
+      {"(X * 3.0) * 5.0", "as one, 15"},
+      {"(X * 0.7978845608028654) * -2.0", "as one, -1.5957691216057308"},
+      {"(0.5 * X) * (2.0 / Y)", "as one, 1"},
+      {"(X / 4.0) / Y * 8.0", "as one, 2"},
+      {"(X * 0.1) * 0.3", nullptr},     // 0.1 * 0.3 rounds in double
+      {"(X * 1.1) * 3.0", nullptr},     // exact in double, but 1.1 is not an f32
+      {"(X * 3.0) / 7.0", nullptr},     // 3 / 7 rounds
+      {"X * 2.0", nullptr},             // one constant: nothing to gather
+      {"(X * 0.0) * 2.0", nullptr},     // zero: 0 * inf would change place
+  };
+  for (const Case& c : cases) {
+    ir::Graph g = from_source(std::string("import numpy as np\n\ndef f(X: \"f32[4, 6]\", Y: \"f32[4, 6]\"):\n    return ") +
+                              c.expr + "\n");
+    std::vector<Candidate> found;
+    for (Candidate& k : rewrite::discover(g))
+      if (k.move.kind == "fold-constants") found.push_back(k);
+    if (!c.folded) {
+      EXPECT_TRUE(found.empty()) << c.expr << ": " << (found.empty() ? "" : found[0].move.detail);
+      continue;
+    }
+    ASSERT_EQ(found.size(), 1u) << c.expr;
+    EXPECT_NE(found[0].move.detail.find(c.folded), std::string::npos) << c.expr << ": " << found[0].move.detail;
+    EXPECT_EQ(found[0].proof.status, verify::smt::ProofStatus::Proved) << c.expr << found[0].proof.reason;
+    EXPECT_LT(rewrite::cost(found[0].after).flops, rewrite::cost(g).flops) << c.expr;
+    expect_same_values(g, found[0].move);
+  }
 }
 
 TEST(rewrite_discover, SoftmaxDivisionAfterMatmul) {
