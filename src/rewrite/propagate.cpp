@@ -332,6 +332,11 @@ std::optional<Graph> online_softmax(const Graph& g, const Move& m) {
 // the tanh-as-exp axiom. Only next to a constant, where the cancellation
 // of 2 / (1 + e) - 1 for small u is absorbed by c.
 
+// The scalar `v` as a value of type `ty` (a constant, reshaped and broadcast).
+NodeId splat(Graph& ng, double v, const ir::Type& ty) {
+  return ir::broadcast(ng, ir::reshape(ng, ir::constant(ng, v, ty.dtype), Shape(ty.shape.size(), 1)), ty.shape);
+}
+
 // The value of a constant seen through reshapes and broadcasts; nullopt otherwise.
 std::optional<double> constant_value(const Graph& g, NodeId id) {
   while (g[id].op == Op::Broadcast || g[id].op == Op::Reshape) id = g[id].args[0];
@@ -350,12 +355,9 @@ std::optional<Graph> tanh_via_exp(const Graph& g, const Move& m) {
   rep[add] = [&, th, c](Graph& ng, const std::vector<NodeId>& map) {
     NodeId u = map[g[th].args[0]];
     const ir::Type ty = ng[u].type;
-    auto splat = [&](double v) {
-      return ir::broadcast(ng, ir::reshape(ng, ir::constant(ng, v, ty.dtype), Shape(ty.shape.size(), 1)), ty.shape);
-    };
-    NodeId e = ir::unary(ng, Op::Exp, ir::binary(ng, Op::Mul, u, splat(-2.0)));
-    NodeId r = ir::binary(ng, Op::Div, splat(2.0), ir::binary(ng, Op::Add, splat(1.0), e));
-    return *c == 1.0 ? r : ir::binary(ng, Op::Add, splat(*c - 1.0), r);
+    NodeId e = ir::unary(ng, Op::Exp, ir::binary(ng, Op::Mul, u, splat(ng, -2.0, ty)));
+    NodeId r = ir::binary(ng, Op::Div, splat(ng, 2.0, ty), ir::binary(ng, Op::Add, splat(ng, 1.0, ty), e));
+    return *c == 1.0 ? r : ir::binary(ng, Op::Add, splat(ng, *c - 1.0, ty), r);
   };
   return rebuild(g, rep);
 }
@@ -421,15 +423,12 @@ std::optional<Graph> fold_constants(const Graph& g, const Move& m) {
   if (!f) return std::nullopt;
   std::map<NodeId, Builder> rep;
   rep[at] = [&, f](Graph& ng, const std::vector<NodeId>& map) {
-    const ir::Type ty = g[at].type;
     NodeId num = -1, den = -1;
     for (const Factor& x : f->rest) {
       NodeId& side = x.denominator ? den : num;
       side = side < 0 ? map[x.id] : ir::binary(ng, Op::Mul, side, map[x.id]);
     }
-    NodeId k = -1;
-    if (f->k != 1.0 || num < 0)
-      k = ir::broadcast(ng, ir::reshape(ng, ir::constant(ng, f->k, ty.dtype), Shape(ty.shape.size(), 1)), ty.shape);
+    const NodeId k = f->k != 1.0 || num < 0 ? splat(ng, f->k, g[at].type) : -1;
     num = num < 0 ? k : k < 0 ? num : ir::binary(ng, Op::Mul, k, num);
     return den < 0 ? num : ir::binary(ng, Op::Div, num, den);
   };

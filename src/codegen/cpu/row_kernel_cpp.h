@@ -28,7 +28,8 @@ struct RowKernelOptions {
   // Bytes ahead (0: none) at which the pass that reads the rows from memory
   // (the first in running order: the group pass with row_group > 1)
   // prefetches its row inputs with the non-temporal hint, one prefetch per
-  // vector step, clamped to the input's last element. Vector code only.
+  // vector step; the address is not clamped (a prefetch never faults).
+  // Vector code only.
   int stream_prefetch = 0;
 };
 
