@@ -17,6 +17,7 @@
 #include "analysis/cost.h"
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/emit_cpu.h"
+#include "optimize/timing_anchor.h"
 #include "rewrite/rewrite.h"
 #include "runtime/compile_shared.h"
 #include "runtime/measure.h"
@@ -499,6 +500,7 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   std::map<std::string, runtime::Measurement> by_source;
   by_source[naive_k.source + '\0' + naive_k.header] = naive;
   int trials_used = 0;
+  TimingAnchor anchor;  // one for every variant's search: their times compare too
   for (size_t ci = 0; ci < chosen.size(); ++ci) {
     Variant& v = vs[chosen[ci]];
     const ir::Graph& vg = v.graph;
@@ -539,7 +541,18 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
           ms[i].error = std::string("emit failed: ") + e.what();
         }
       }
-      std::vector<runtime::Measurement> measured = m.measure(fresh);  // checked against the original
+      // Checked against the original; timed beside the anchor once there is one.
+      std::vector<runtime::Measurement> measured;
+      if (anchor.set()) {
+        runtime::Timing now;
+        measured = m.measure(fresh, anchor.kernel(), &now);
+        anchor.scale(measured, now);
+      } else {
+        measured = m.measure(fresh);
+        std::vector<schedule::Schedule> fresh_schedules;
+        for (size_t i : fresh_of) fresh_schedules.push_back(batch[i]);
+        anchor.choose(fresh, fresh_schedules, measured, static_cast<int>(chosen[ci]));
+      }
       for (size_t f = 0; f < fresh.size(); ++f) by_source[sources[fresh_of[f]]] = measured[f];
       std::vector<search::Evaluation> ev;
       for (size_t i = 0; i < batch.size(); ++i) {
@@ -680,7 +693,7 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   r["rewrites"] = rw;
   r["search"] = {{"candidates", candidates}, {"compiled", compiled}, {"verified", verified},
                  {"seconds", elapsed()}, {"stop_reason", stop}, {"seed", opts.seed},
-                 {"resumed_from", prior_total}, {"final_round", final_round}};
+                 {"resumed_from", prior_total}, {"anchor", anchor.to_json()}, {"final_round", final_round}};
   if (db) {
     r["search"]["database"] = db->path();
     if (stop != "interrupted") db->store_report(report_key, r.dump());
@@ -708,6 +721,10 @@ std::string report_markdown(const json& r) {
   o << "- search: " << s.value("candidates", 0) << " candidates, " << s.value("compiled", 0) << " compiled, "
     << s.value("verified", 0) << " verified, " << num(s, "seconds") << " s, stopped: "
     << s.value("stop_reason", std::string("?")) << "\n";
+  if (s.contains("anchor") && s["anchor"].value("set", false))
+    o << "- timing anchor: " << num(s["anchor"], "first_ms") << " ms at first, timed again beside "
+      << s["anchor"].value("batches", 0) << " batches at " << num(s["anchor"], "fastest") << "x to "
+      << num(s["anchor"], "slowest") << "x of that; search times are scaled back to its first time\n";
   if (s.contains("final_round") && s["final_round"].value("timed", 0) > 0) {
     o << "- final round: the " << s["final_round"].value("timed", 0)
       << " fastest distinct kernels timed again side by side (search ms -> final ms):";

@@ -107,7 +107,8 @@ int Measurer::timing_copies() const {
   return bytes * kCopies <= kRotateBelowBytes ? kCopies : 1;
 }
 
-std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::KernelSource>& ks, int rounds) const {
+std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::KernelSource>& ks, int rounds,
+                                                double seconds_each) const {
   std::vector<Timing> out(ks.size());
   const int copies = timing_copies();
   CompileOptions co;
@@ -127,7 +128,8 @@ std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::Kerne
   for (auto& b : bufs) ptrs.push_back(b.pointers());
   size_t next = 0;
   rounds = std::max(1, rounds);
-  const double slice_s = std::max(opts_.min_seconds, 0.1) * 2 / rounds;
+  if (!(seconds_each > 0)) seconds_each = std::max(opts_.min_seconds, 0.1) * 2;
+  const double slice_s = seconds_each / rounds;
   std::vector<std::vector<double>> calls(ks.size());
   for (int r = 0; r < rounds; ++r) {
     for (size_t n = 0; n < ks.size(); ++n) {
@@ -146,12 +148,12 @@ std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::Kerne
   return out;
 }
 
-std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSource>& ks) const {
-  std::vector<Measurement> out(ks.size());
+std::vector<std::string> Measurer::compile_all(const std::vector<codegen::KernelSource>& ks,
+                                               std::vector<Measurement>& out) const {
   std::vector<std::string> libs(ks.size());
   CompileOptions co;
   if (!opts_.flags.empty()) co.flags = opts_.flags;
-  // Compile in parallel: compile_shared is safe across threads and caches.
+  // compile_shared is safe across threads and caches.
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < ks.size();) {
@@ -168,6 +170,12 @@ std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSour
   int jobs = std::max(1, std::min<int>(opts_.jobs, static_cast<int>(ks.size())));
   for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
   for (auto& th : pool) th.join();
+  return libs;
+}
+
+std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSource>& ks) const {
+  std::vector<Measurement> out(ks.size());
+  std::vector<std::string> libs = compile_all(ks, out);
   // Check and time one at a time, so that candidates do not share the cores.
   for (size_t i = 0; i < ks.size(); ++i) {
     if (libs[i].empty()) continue;
@@ -179,6 +187,46 @@ std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSour
       out[i].error = "load or run failed: " + first_line(e.what());
     }
     out[i].compile_seconds = cs;
+  }
+  return out;
+}
+
+std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSource>& ks,
+                                           const codegen::KernelSource& anchor, Timing* anchor_timing) const {
+  std::vector<Measurement> out(ks.size());
+  std::vector<std::string> libs = compile_all(ks, out);
+  // Check every candidate first; then time the ones that passed beside the anchor.
+  std::vector<codegen::KernelSource> timed{anchor};
+  std::vector<size_t> timed_of;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    if (libs[i].empty()) continue;
+    double cs = out[i].compile_seconds;
+    try {
+      out[i] = check_and_time(libs[i], ks[i].entry, false);
+    } catch (const std::exception& e) {
+      out[i].compiled = true;
+      out[i].error = "load or run failed: " + first_line(e.what());
+    }
+    out[i].compile_seconds = cs;
+    if (out[i].verified) {
+      timed.push_back(ks[i]);
+      timed_of.push_back(i);
+    }
+  }
+  if (anchor_timing) *anchor_timing = Timing{};
+  if (timed_of.empty()) return out;
+  std::vector<Timing> tm = time_side_by_side(timed, kAnchorRounds, opts_.min_seconds);
+  if (anchor_timing) *anchor_timing = tm[0];
+  for (size_t n = 0; n < timed_of.size(); ++n) {
+    Measurement& m = out[timed_of[n]];
+    const Timing& t = tm[n + 1];
+    if (t.reps == 0) {  // passed its check, then failed to load again: not timed, never a winner
+      m.verified = false;
+      m.error = "load failed when timed beside the anchor";
+      continue;
+    }
+    m.ms = t.median_ms, m.min_ms = t.min_ms, m.max_ms = t.max_ms, m.reps = t.reps;
+    m.copies = timing_copies();
   }
   return out;
 }

@@ -56,19 +56,34 @@ struct Measurement {
 /// before the first OpenMP kernel is loaded into the process.
 void pin_openmp_threads();
 
+/// Alternating rounds of an anchored batch (Measurer::measure with an anchor).
+inline constexpr int kAnchorRounds = 4;
+
 class Measurer {
  public:
   Measurer(const ir::Graph& g, MeasureOptions opts);
   /// Compiles all of `ks` (opts.jobs at a time), then checks and times each
   /// in order. One result per kernel.
   std::vector<Measurement> measure(const std::vector<codegen::KernelSource>& ks) const;
+  /// As measure(), but the kernels that pass their check are timed side by
+  /// side with `anchor` (a kernel that passed before), in kAnchorRounds
+  /// alternating rounds, min_seconds of calls each in all; the anchor's own
+  /// timing goes to `*anchor_timing` (reps == 0 when nothing was timed).
+  /// A search divides every time by the anchor's of the same batch, so that
+  /// times taken minutes apart, in different states of a shared machine,
+  /// can still be compared.
+  std::vector<Measurement> measure(const std::vector<codegen::KernelSource>& ks, const codegen::KernelSource& anchor,
+                                   Timing* anchor_timing) const;
   /// Times kernels that already passed measure()'s check side by side:
   /// `rounds` rounds, each giving every kernel a turn of calls (the order
   /// reversed every other round) on one shared set of rotated buffers, so a
   /// slow period of a shared machine falls on all of them alike rather than
   /// on whichever was timed then. Each kernel's median, min and max over all
   /// its calls; a kernel that fails to compile or load gets reps == 0.
-  std::vector<Timing> time_side_by_side(const std::vector<codegen::KernelSource>& ks, int rounds = 6) const;
+  /// Each kernel gets `seconds_each` of timed calls in all (<= 0: twice
+  /// max(min_seconds, 0.1)), in slices of seconds_each / rounds.
+  std::vector<Timing> time_side_by_side(const std::vector<codegen::KernelSource>& ks, int rounds = 6,
+                                        double seconds_each = 0) const;
   /// Checks without timing (re-verifying a stored winner).
   Measurement check_only(const codegen::KernelSource& k) const;
   int inputs_tried() const { return static_cast<int>(inputs_.size()); }
@@ -81,6 +96,9 @@ class Measurer {
 
  private:
   Measurement check_and_time(const std::string& so, const std::string& entry, bool time) const;
+  /// Compiles `ks` in parallel (opts.jobs at a time): the libraries, "" with
+  /// the error in out[i] where one failed.
+  std::vector<std::string> compile_all(const std::vector<codegen::KernelSource>& ks, std::vector<Measurement>& out) const;
   /// How many buffer sets timing rotates through (see MeasureOptions::cold_bytes).
   int timing_copies() const;
   const ir::Graph& g_;

@@ -96,6 +96,21 @@ def test_final_round_picks_the_reported_kernel(optimized):
     assert r["schedule"] == w["schedule"]
 
 
+def test_search_times_are_anchored(optimized):
+    # The first batch's fastest verified kernel is timed again beside every
+    # later batch, which scales their times (docs/optimize.md step 5a).
+    s = optimized["report"]["search"]
+    a = s["anchor"]
+    if s["verified"] == 0:
+        assert a["set"] is False
+        return
+    assert a["set"] is True and a["first_ms"] > 0
+    assert 0 < a["fastest"] <= a["slowest"]
+    # Batches of two: at most one anchored batch per two candidates after the first batch.
+    assert 0 <= a["batches"] <= (s["candidates"] + 1) // 2 - 1
+    assert "timing anchor" in (optimized["out"] / "report.md").read_text()
+
+
 def test_second_run_answers_from_database(optimized):
     out2 = optimized["tmp"] / "out2"
     t0 = time.monotonic()
