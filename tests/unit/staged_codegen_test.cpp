@@ -151,14 +151,16 @@ TEST(staged_codegen, layoutCopiesWithRandomSchedules) {
     expect_correct(g, schedule::default_schedule(schedule::schedule_space(g, t)), t, "s8 at " + std::to_string(t.isa.vector_bits()));
 }
 
-// Every register block, tile order and store kind of the copy generator on
-// each target, on planes cut by the edges of 16 x 16 blocks, of the 16-row
-// bands and of the tiles; the output rows (48 and 32 wide) are whole lines,
-// so the streaming stores run (the checked buffers are 64-byte aligned).
+// Every register block, tile order, band and store kind of the copy
+// generator on each target, on planes cut by the edges of 16 x 16 blocks, of
+// the bands (48 input rows: a band of 32 and one of 16; 80: 64 and 16) and of
+// the tiles; the output rows (48, 32 and 80 wide) are whole lines, so the
+// streaming stores run (the checked buffers are 64-byte aligned).
 TEST(staged_codegen, layoutCopiesInEveryBlockOrderAndStoreKind) {
   const char* specs[] = {
       "def f(X: \"f32[48, 37]\"):\n    return np.ascontiguousarray(X.T)\n",
       "def f(X: \"f32[3, 32, 44]\"):\n    return np.transpose(X, (0, 2, 1))\n",
+      "def f(X: \"f32[80, 100]\"):\n    return np.ascontiguousarray(X.T)\n",
   };
   for (const char* body : specs) {
     std::string src = std::string("import numpy as np\n\n") + body;
@@ -169,16 +171,23 @@ TEST(staged_codegen, layoutCopiesInEveryBlockOrderAndStoreKind) {
       ASSERT_TRUE(s.count("k0.copy.width")) << src;
       for (int64_t width : {8, 16})
         for (int64_t order : {0, 1})
-          for (int64_t nt : {0, 1}) {
+          for (int64_t nt : {0, 1})
+            for (int64_t band : {1, 2, 4}) {
             s["k0.copy.width"] = width;
             s["k0.copy.order"] = order;
             s["k0.copy.nt_store"] = nt;
-            s["k0.copy.tile"] = order ? 16 : 32;
+            s["k0.copy.band"] = band;
+            s["k0.copy.tile"] = order ? 16 : std::max<int64_t>(32, 16 * band);
             std::string why = schedule::why_illegal(g, s, t);
             if (width == 16 && t.isa.vector_bits() < 512) {
               EXPECT_NE(why, "") << "16 x 16 blocks without AVX-512 must be refused";
               continue;
             }
+            if (band > 1 && order == 1) {
+              EXPECT_NE(why, "") << "bands of input rows in order 1 must be refused";
+              continue;
+            }
+            if (band > 1 && nt == 0) continue;  // the same loops as with streaming stores
             ASSERT_EQ(why, "") << src << schedule::to_json(s).dump();
             const std::string text = codegen::emit_cpu(g, s, t).source;
             EXPECT_EQ(text.find("_stream_ps") != std::string::npos, nt == 1) << text;

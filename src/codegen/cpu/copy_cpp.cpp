@@ -106,6 +106,11 @@ std::string copy_why_illegal(const CopyShape& c, const CopySchedule& s, const ta
   if (s.vector && s.width == 16 && t.isa.vector_bits() < 512) return "copy: 16 x 16 register transposes need AVX-512";
   if (s.vector && s.tile % s.width != 0) return "copy: tile " + std::to_string(s.tile) + " is no multiple of the register block " + std::to_string(s.width);
   if (s.order != 0 && s.order != 1) return "copy: order is 0 (input rows streamed) or 1 (output rows streamed)";
+  if (s.band != 1 && s.band != 2 && s.band != 4 && s.band != 8) return "copy: band is 1, 2, 4 or 8";
+  if (s.band != 1 && (!s.vector || s.order != 0))
+    return "copy: band " + std::to_string(s.band) + " needs register transposes with input rows streamed (order 0)";
+  if (s.band != 1 && 16 * s.band > s.tile)
+    return "copy: a band of " + std::to_string(16 * s.band) + " input rows exceeds the tile " + std::to_string(s.tile);
   if (c.shape.size() != c.in_strides.size()) return "copy: one stride per axis";
   return "";
 }
@@ -123,9 +128,8 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   const bool vec = s.vector && pl.p >= 0 && c.in_strides[static_cast<size_t>(pl.p)] == 1;
   const int W = s.width;  // the register block's edge
   // Rows of the input (along q) handled together: with input rows streamed,
-  // 16 of them, so every output row gets a whole 64-byte line per step
-  // (two 8 x 8 blocks side by side when W = 8).
-  const int BJ = s.order == 0 ? 16 : W;
+  // 16 x band of them, so every output row gets `band` whole 64-byte lines
+  // per step (two 8 x 8 blocks side by side per line when W = 8).
   int64_t outer_count = 1;
   for (int a : pl.outer) outer_count *= c.shape[static_cast<size_t>(a)];
   std::ostringstream o;
@@ -135,7 +139,8 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   for (size_t a = 0; a < c.in_strides.size(); ++a) o << (a ? ", " : "") << c.in_strides[a];
   o << "]; " << (pl.p < 0 ? "row by row" : std::to_string(s.tile) + " x " + std::to_string(s.tile) + " blocks")
     << (vec ? ", " + std::to_string(W) + " x " + std::to_string(W) + " register transposes, " +
-                  (s.order == 0 ? "input rows streamed" : "output rows streamed")
+                  (s.order == 0 ? "bands of " + std::to_string(16 * s.band) + " input rows streamed"
+                                : "output rows streamed")
             : "")
     << ", " << s.threads << " thread(s).\n";
   o << "#include <cstdint>\n#include <algorithm>\n";
@@ -203,17 +208,22 @@ std::string emit_copy_function(const CopyShape& c, const CopySchedule& s, const 
   if (s.order == 0) {
     // Bands of BJ input rows, each read left to right across the tile: BJ
     // sequential streams for the prefetcher, and each step writes W output
-    // rows a whole line each.
-    o << "    int64_t j = jb;\n"
-      << "    for (; j + " << BJ << " <= je; j += " << BJ << ") {\n"
-      << "      int64_t i = ib;\n"
-      << "      for (; i + " << W << " <= ie; i += " << W << ") {\n";
-    for (int jj = 0; jj < BJ; jj += W) o << block("i", jj ? "(j + " + std::to_string(jj) + ")" : "j", "        ");
-    o << "      }\n"
-      << "      for (; i < ie; ++i)\n"
-      << "        for (int64_t jj = j; jj < j + " << BJ << "; ++jj) dst[i * OP + jj] = src[i + jj * SQ];\n"
-      << "    }\n"
-      << "    for (; j < je; ++j)\n"
+    // rows BJ / 16 whole lines each, side by side. The rows a band of
+    // 16 x band leaves at the tile's edge go in bands of 16.
+    o << "    int64_t j = jb;\n";
+    auto bands = [&](int BJ) {
+      o << "    for (; j + " << BJ << " <= je; j += " << BJ << ") {\n"
+        << "      int64_t i = ib;\n"
+        << "      for (; i + " << W << " <= ie; i += " << W << ") {\n";
+      for (int jj = 0; jj < BJ; jj += W) o << block("i", jj ? "(j + " + std::to_string(jj) + ")" : "j", "        ");
+      o << "      }\n"
+        << "      for (; i < ie; ++i)\n"
+        << "        for (int64_t jj = j; jj < j + " << BJ << "; ++jj) dst[i * OP + jj] = src[i + jj * SQ];\n"
+        << "    }\n";
+    };
+    bands(16 * s.band);
+    if (s.band > 1) bands(16);
+    o << "    for (; j < je; ++j)\n"
       << "      for (int64_t i = ib; i < ie; ++i) dst[i * OP + j] = src[i + j * SQ];\n";
   } else {
     // Bands of W output rows, each written left to right across the tile.
