@@ -165,12 +165,15 @@ int cmd_compile(const Common& c, const std::string& out_dir, const std::string& 
   auto spec = load(c);
   axon::codegen::KernelSource k;
   std::optional<axon::schedule::Schedule> chosen;
+  // The flags axon itself compiles this kernel with (optimize's for a schedule, the naive kernel's otherwise).
+  axon::runtime::CompileOptions co;
   if (schedule_text.empty()) {
     k = axon::codegen::emit_naive_cpp(spec.graph);
   } else {
     axon::target::Target t = axon::target::resolve_target(target_file, false, false);
     chosen = schedule_for_compile(spec.graph, schedule_text, t);
     k = chosen ? axon::codegen::emit_cpu(spec.graph, *chosen, t) : axon::codegen::emit_naive_cpp(spec.graph);
+    if (chosen) co.flags = axon::codegen::cpu_compile_flags(t, true);
   }
   std::error_code ec;
   fs::create_directories(out_dir, ec);
@@ -182,6 +185,8 @@ int cmd_compile(const Common& c, const std::string& out_dir, const std::string& 
     j["kernel_cpp"] = (fs::path(out_dir) / "kernel.cpp").string();
     j["kernel_h"] = (fs::path(out_dir) / "kernel.h").string();
     if (chosen) j["schedule"] = axon::schedule::to_json(*chosen);
+    j["compiler"] = co.cxx;
+    j["flags"] = co.flags;
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "wrote " << (fs::path(out_dir) / "kernel.cpp").string() << " and kernel.h (entry "

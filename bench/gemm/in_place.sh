@@ -10,8 +10,6 @@ cd "$(dirname "$0")/../.."
 rounds="${1:-9}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-flags="-O3 -fopenmp -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx2 -mfma -fPIC -shared"
-grep -q avx512f /proc/cpuinfo || flags="-O3 -fopenmp -mavx2 -mfma -fPIC -shared"
 run() {  # name spec schedule-without-packing shapes...
   name=$1 spec=$2 sched=$3; shift 3
   python3 - "$work/$name" "$@" <<'PY'
@@ -23,8 +21,11 @@ PY
   kernels=""
   for pa in 1 0; do for pb in 1 0; do
     v="A$([ $pa = 1 ] && echo packed || echo inplace)_B$([ $pb = 1 ] && echo packed || echo inplace)"
-    build/axon compile "$spec" -o "$work/$name-$v" --schedule "{$sched, \"k0.gemm.pack_a\": $pa, \"k0.gemm.pack_b\": $pb}" >/dev/null
-    c++ $flags -I"$work/$name-$v" "$work/$name-$v/kernel.cpp" -o "$work/$name-$v.so"
+    build/axon compile "$spec" -o "$work/$name-$v" --json \
+      --schedule "{$sched, \"k0.gemm.pack_a\": $pa, \"k0.gemm.pack_b\": $pb}" >"$work/$name-$v.json"
+    # The compiler and flags axon itself builds this kernel with.
+    build="$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(j["compiler"], *j["flags"])' "$work/$name-$v.json")"
+    $build -I"$work/$name-$v" "$work/$name-$v/kernel.cpp" -o "$work/$name-$v.so"
     kernels="$kernels --kernel $v=$work/$name-$v.so:$name"
   done; done
   python3 bench/harness/peers.py --spec "$spec" --inputs "$work/$name"_in*.npy --peers numpy \

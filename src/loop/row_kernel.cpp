@@ -171,6 +171,10 @@ RowKernel plan_row_kernel(const Graph& g) {
   for (NodeId i = 0; i < n; ++i)
     if (k.live[i] && (g[i].op == Op::Param || std::find(g.outputs.begin(), g.outputs.end(), i) != g.outputs.end()))
       k.min_bytes += g[i].type.numel() * dtype_bytes(g[i].type.dtype);
+  for (NodeId i = 0; i < n; ++i)
+    if (k.live[i] && g[i].op == Op::Param &&
+        std::find(k.param_levels[i].begin(), k.param_levels[i].end(), Level::Row) != k.param_levels[i].end())
+      k.row_params.push_back(i);
   k.ok = true;
   k.leads_with_reduction = leads_with_reduction(g, k);
   return k;

@@ -49,6 +49,9 @@ struct RowKernel {
   std::vector<std::vector<Level>> param_levels;  // per node: the Levels a Param/Constant is read at
   std::vector<ir::NodeId> reductions;  // one pass each, in topological order
   std::vector<ir::NodeId> row_outputs; // outputs stored by the last pass
+  /// The live Params read a whole row at a time (Level::Row), ascending:
+  /// the streams a row brings in from memory.
+  std::vector<ir::NodeId> row_params;
   /// Bytes moved to and from memory when each input is read once and each
   /// output written once.
   int64_t min_bytes = 0;

@@ -689,6 +689,13 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   r["verification"] = {{"inputs_tried", m.inputs_tried()}, {"max_error_over_budget", max_err},
                        {"reference", "original graph"}};
   r["schedule"] = schedule::to_json(res.schedule);
+  {
+    // How the kernel was compiled for every timing and check: what a user builds it with.
+    std::string cmd = co.cxx;
+    for (const std::string& f : flags) cmd += " " + f;
+    r["build"] = {{"compiler", co.cxx}, {"compiler_version", runtime::compiler_version(co.cxx)}, {"flags", flags},
+                  {"command", cmd + " kernel.cpp -o kernel.so"}};
+  }
   r["space"] = {{"knobs", wv->space.knobs.size()}, {"points", wv->space.size()}};
   r["rewrites"] = rw;
   r["search"] = {{"candidates", candidates}, {"compiled", compiled}, {"verified", verified},
@@ -715,6 +722,9 @@ std::string report_markdown(const json& r) {
   o << "- roofline: " << num(rf, "flops") << " FLOP, " << num(rf, "bytes") << " bytes, floor " << num(rf, "floor_ms")
     << " ms, fraction " << num(rf, "fraction") << (rf.value("fraction_above_one", false) ? " (above 1: check the peaks)" : "")
     << "\n";
+  if (r.contains("build") && r["build"].contains("command"))
+    o << "- build: `" << r["build"]["command"].get<std::string>() << "` (" << r["build"].value("compiler_version", std::string())
+      << ")\n";
   o << "- verification: " << r["verification"].value("inputs_tried", 0) << " inputs, max error "
     << num(r["verification"], "max_error_over_budget") << " of the budget\n";
   const json& s = r["search"];

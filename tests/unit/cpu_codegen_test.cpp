@@ -217,7 +217,9 @@ TEST(cpu_codegen, streamedRowsAreFencedOncePerThreadAfterTheLoop) {
       EXPECT_GT(fence, src.rfind("_mm512_stream_ps")) << what;
       // After the fence: the end of the parallel region (with threads), then of the function.
       EXPECT_EQ(src.substr(src.find('\n', fence)), threads > 1 ? "\n  }\n}\n" : "\n}\n") << what;
-      if (threads > 1) EXPECT_NE(src.find("nowait"), std::string::npos) << what;
+      if (threads > 1) {
+        EXPECT_NE(src.find("nowait"), std::string::npos) << what;
+      }
       expect_correct(g, s, host(), what);
     }
 }

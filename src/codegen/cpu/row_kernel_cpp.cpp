@@ -486,14 +486,11 @@ class Emitter {
     }
   }
 
-  // The parameters read a whole row at a time (Level::Row): what a row of
-  // the next group brings in from memory.
+  // The pointers of the parameters read a whole row at a time
+  // (RowKernel::row_params): what a row brings in from memory.
   std::vector<std::string> row_params() const {
     std::vector<std::string> ps;
-    for (NodeId i = 0; i < g_.size(); ++i)
-      if (k_.live[i] && g_[i].op == Op::Param &&
-          std::count(k_.param_levels[i].begin(), k_.param_levels[i].end(), Level::Row) > 0)
-        ps.push_back(param_ptr(i));
+    for (NodeId i : k_.row_params) ps.push_back(param_ptr(i));
     return ps;
   }
 

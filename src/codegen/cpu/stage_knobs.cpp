@@ -52,10 +52,7 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
     for (int i = 1; i < k.passes(); ++i) v.push_back(i);
     knobs.push_back({p + "prefetch_pass", v, "0: none; p: pass p prefetches the next rows' inputs"});
   }
-  const bool reads_rows = std::any_of(k.param_levels.begin(), k.param_levels.end(), [](const auto& ls) {
-    return std::find(ls.begin(), ls.end(), loop::Level::Row) != ls.end();
-  });
-  if (reads_rows && t.isa.vector_bits() > 0)
+  if (!k.row_params.empty() && t.isa.vector_bits() > 0)
     knobs.push_back({p + "stream_prefetch", {0, 4096, 8192},
                      "bytes ahead the memory pass prefetches its row inputs, non-temporal (0: none)"});
   return knobs;
