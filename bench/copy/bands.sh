@@ -27,12 +27,4 @@ for v in "1 512" "2 512" "4 512" "8 512" "4 256" "4 128"; do
 done
 python3 bench/harness/peers.py --spec "$spec" --inputs "$work/x.npy" --peers numpy \
   --rotate-bytes 201326592 --interleave-rounds "$rounds" $kernels --out "$work/bands.json" >/dev/null
-python3 - "$work/bands.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-rows = {**r["kernels"], **{"numpy": r["peers"]["numpy"]}}
-base = rows["band1_tile512"]["interleaved_ms"]
-for k, v in rows.items():
-    ms = v.get("interleaved_ms")
-    print(f"s8 {k:14s} {v['status']:4s} " + (f"{ms:8.3f} ms  {base / ms:5.2f}x vs band 1" if ms else ""))
-PY
+python3 bench/harness/ratio_rows.py "$work/bands.json" band1_tile512 s8

@@ -30,15 +30,7 @@ PY
   done; done
   python3 bench/harness/peers.py --spec "$spec" --inputs "$work/$name"_in*.npy --peers numpy \
     --rotate-bytes 201326592 --interleave-rounds "$rounds" $kernels --out "$work/$name.json" >/dev/null
-  python3 - "$work/$name.json" "$name" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-rows = {**r["kernels"], **{"numpy": r["peers"]["numpy"]}}
-base = rows["Apacked_Bpacked"]["interleaved_ms"]
-for k, v in rows.items():
-    ms = v.get("interleaved_ms")
-    print(f"{sys.argv[2]:10s} {k:18s} {v['status']:4s} " + (f"{ms:8.3f} ms  {base / ms:5.2f}x vs both packed" if ms else ""))
-PY
+  python3 bench/harness/ratio_rows.py "$work/$name.json" Apacked_Bpacked "$name"
 }
 mm='"k0.gemm.mr": 6, "k0.gemm.nr": 64, "k0.gemm.kc": 256, "k0.gemm.mc": 96, "k0.gemm.nc": 1024, "k0.gemm.threads": 2, "k0.gemm.prefetch": 1'
 bmm='"k0.gemm.mr": 6, "k0.gemm.nr": 32, "k0.gemm.kc": 64, "k0.gemm.mc": 192, "k0.gemm.nc": 256, "k0.gemm.threads": 2, "k0.gemm.prefetch": 1'

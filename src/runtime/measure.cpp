@@ -173,46 +173,40 @@ std::vector<std::string> Measurer::compile_all(const std::vector<codegen::Kernel
   return libs;
 }
 
-std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSource>& ks) const {
-  std::vector<Measurement> out(ks.size());
-  std::vector<std::string> libs = compile_all(ks, out);
-  // Check and time one at a time, so that candidates do not share the cores.
+void Measurer::check_each(const std::vector<codegen::KernelSource>& ks, const std::vector<std::string>& libs, bool time,
+                          std::vector<Measurement>& out) const {
+  // One at a time, so that candidates do not share the cores.
   for (size_t i = 0; i < ks.size(); ++i) {
     if (libs[i].empty()) continue;
     double cs = out[i].compile_seconds;
     try {
-      out[i] = check_and_time(libs[i], ks[i].entry, true);
+      out[i] = check_and_time(libs[i], ks[i].entry, time);
     } catch (const std::exception& e) {
       out[i].compiled = true;
       out[i].error = "load or run failed: " + first_line(e.what());
     }
     out[i].compile_seconds = cs;
   }
+}
+
+std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSource>& ks) const {
+  std::vector<Measurement> out(ks.size());
+  check_each(ks, compile_all(ks, out), true, out);
   return out;
 }
 
 std::vector<Measurement> Measurer::measure(const std::vector<codegen::KernelSource>& ks,
                                            const codegen::KernelSource& anchor, Timing* anchor_timing) const {
   std::vector<Measurement> out(ks.size());
-  std::vector<std::string> libs = compile_all(ks, out);
   // Check every candidate first; then time the ones that passed beside the anchor.
+  check_each(ks, compile_all(ks, out), false, out);
   std::vector<codegen::KernelSource> timed{anchor};
   std::vector<size_t> timed_of;
-  for (size_t i = 0; i < ks.size(); ++i) {
-    if (libs[i].empty()) continue;
-    double cs = out[i].compile_seconds;
-    try {
-      out[i] = check_and_time(libs[i], ks[i].entry, false);
-    } catch (const std::exception& e) {
-      out[i].compiled = true;
-      out[i].error = "load or run failed: " + first_line(e.what());
-    }
-    out[i].compile_seconds = cs;
+  for (size_t i = 0; i < ks.size(); ++i)
     if (out[i].verified) {
       timed.push_back(ks[i]);
       timed_of.push_back(i);
     }
-  }
   if (anchor_timing) *anchor_timing = Timing{};
   if (timed_of.empty()) return out;
   std::vector<Timing> tm = time_side_by_side(timed, kAnchorRounds, opts_.min_seconds);

@@ -96,6 +96,10 @@ class Measurer {
 
  private:
   Measurement check_and_time(const std::string& so, const std::string& entry, bool time) const;
+  /// Checks (and with `time`, times) each kernel whose library is not "",
+  /// in order, into out[i] (keeping its compile_seconds).
+  void check_each(const std::vector<codegen::KernelSource>& ks, const std::vector<std::string>& libs, bool time,
+                  std::vector<Measurement>& out) const;
   /// Compiles `ks` in parallel (opts.jobs at a time): the libraries, "" with
   /// the error in out[i] where one failed.
   std::vector<std::string> compile_all(const std::vector<codegen::KernelSource>& ks, std::vector<Measurement>& out) const;
