@@ -66,6 +66,11 @@ def main():
     fit("exp", -h, h,
         lambda r: (mp.exp(r) - 1 - r) / r**2 if r != 0 else mp.mpf(0.5),
         lambda r: r**2 / mp.exp(r), [0, 1, 2, 3, 4])
+    # exp2: 2^f = 1 + f Q(f), |f| <= 1/32 (the fraction left after a
+    # 16-entry table of 2^(j/16)).
+    fit("exp2", -1.0 / 32, 1.0 / 32,
+        lambda f: (mp.power(2, f) - 1) / f if f != 0 else ln2,
+        lambda f: abs(f) / mp.power(2, f), [0, 1, 2])
     # log(1+f) = f - f^2/2 + f^3 P(f), 1+f in [sqrt(1/2), sqrt(2)).
     lo, hi = float(mp.sqrt(0.5) - 1), float(mp.sqrt(2) - 1)
     fit("log1p", lo, hi,

@@ -10,6 +10,7 @@
 //
 //   build/axon_vecmath_exhaustive [--threads 2] [--stride 1] [--isa 512,256,0]
 //                                 [--write-doc docs/vector_math.md [--section accuracy]] [--bench]
+//                                 [--only exp2,log]
 // (--write-doc replaces the section "<!-- begin NAME -->" ... "<!-- end NAME -->"
 // with the accuracy table only after a full sweep, --stride 1.)
 #include <chrono>
@@ -56,8 +57,8 @@ void apply(const runtime::LoadedKernel& k, int32_t fn, const float* in, float* o
 }
 
 // One thread's share: chunks t, t + threads, ... of the 2^32 patterns.
-void sweep(const std::vector<const runtime::LoadedKernel*>& kernels, uint64_t stride, int t, int threads,
-           std::vector<std::vector<Worst>>& worst /* [isa][fn] */) {
+void sweep(const std::vector<const runtime::LoadedKernel*>& kernels, const std::vector<bool>& picked, uint64_t stride,
+           int t, int threads, std::vector<std::vector<Worst>>& worst /* [isa][fn] */) {
   size_t nf = codegen::vector_math_functions().size();
   std::vector<float> in(kChunk), out(kChunk);
   std::vector<double> ref(kChunk);
@@ -66,6 +67,7 @@ void sweep(const std::vector<const runtime::LoadedKernel*>& kernels, uint64_t st
     int64_t n = static_cast<int64_t>(std::min<uint64_t>(kChunk, total - c * kChunk));
     for (int64_t i = 0; i < n; ++i) in[i] = from_bits(static_cast<uint32_t>((c * kChunk + i) * stride));
     for (size_t f = 0; f < nf; ++f) {
+      if (!picked[f]) continue;
       for (int64_t i = 0; i < n; ++i) ref[i] = codegen::vector_math_reference(static_cast<int>(f), in[i]);
       for (size_t k = 0; k < kernels.size(); ++k) {
         apply(*kernels[k], static_cast<int32_t>(f), in.data(), out.data(), n);
@@ -166,7 +168,7 @@ bool replace_section(const std::string& path, const std::string& name, const std
 int main(int argc, char** argv) {
   int threads = 2;
   uint64_t stride = 1;
-  std::string doc, section = "accuracy", isa_list = "512,256,0";
+  std::string doc, section = "accuracy", isa_list = "512,256,0", only;
   bool bench = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -183,8 +185,9 @@ int main(int argc, char** argv) {
     else if (a == "--write-doc") doc = next();
     else if (a == "--section") section = next();
     else if (a == "--bench") bench = true;
+    else if (a == "--only") only = next();
     else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--stride S] [--isa 512,256,0] [--write-doc FILE [--section NAME]] [--bench]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--threads N] [--stride S] [--isa 512,256,0] [--write-doc FILE [--section NAME]] [--bench] [--only F,G]\n", argv[0]);
       return 1;
     }
   }
@@ -208,11 +211,24 @@ int main(int argc, char** argv) {
   for (auto& k : loaded) kernels.push_back(&k);
 
   const auto& names = codegen::vector_math_functions();
+  // --only: a subset of the functions, for a quick sweep; the document's
+  // table lists every function, so it is not rewritten from a subset.
+  std::vector<bool> picked(names.size(), only.empty());
+  for (size_t f = 0; f < names.size(); ++f)
+    picked[f] = picked[f] || ("," + only + ",").find("," + names[f] + ",") != std::string::npos;
+  if (std::find(picked.begin(), picked.end(), true) == picked.end()) {
+    std::fprintf(stderr, "--only %s: no such function\n", only.c_str());
+    return 1;
+  }
+  if (!only.empty() && !doc.empty()) {
+    std::fprintf(stderr, "--write-doc needs every function; drop --only\n");
+    return 1;
+  }
   auto start = std::chrono::steady_clock::now();
   std::vector<std::vector<std::vector<Worst>>> per_thread(
       threads, std::vector<std::vector<Worst>>(isas.size(), std::vector<Worst>(names.size())));
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back([&, t] { sweep(kernels, stride, t, threads, per_thread[t]); });
+  for (int t = 0; t < threads; ++t) pool.emplace_back([&, t] { sweep(kernels, picked, stride, t, threads, per_thread[t]); });
   for (auto& th : pool) th.join();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -224,6 +240,7 @@ int main(int argc, char** argv) {
   table << "---|\n";
   bool within = true;
   for (size_t f = 0; f < names.size(); ++f) {
+    if (!picked[f]) continue;
     double bound = codegen::vector_math_accuracy()[f].max_ulp;
     table << "| " << names[f] << " | " << bound << " |";
     Worst first;

@@ -224,6 +224,30 @@ TEST(cpu_codegen, streamedRowsAreFencedOncePerThreadAfterTheLoop) {
     }
 }
 
+// exp(c * v) with c one scalar per call or per row is emitted as
+// exp2(v * fl(c log2 e)); exp(-v) is not a product and keeps exp. Both
+// stay within the budget on the host and AVX2, vector loops and tails.
+TEST(cpu_codegen, expOfAScaledValueIsExp2WithTheScaleFolded) {
+  ir::Graph g = parse(
+      "import numpy as np\n\ndef f(X: \"f32[5, 49]\"):\n"
+      "    return np.exp(X * -1.5) + np.exp(X * np.max(X, axis=-1, keepdims=True)), np.exp(-X)\n");
+  for (const auto& t : targets()) {
+    schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+    const std::string src = codegen::emit_cpu(g, s, t).source;
+    const std::string what = std::to_string(t.isa.vector_bits()) + "-bit";
+    const std::string body = src.substr(src.find("extern \"C\" void f("));
+    // s2: the constant -1.5 (as a per-call value), s7: the row max.
+    EXPECT_NE(body.find("static_cast<double>(s2) * 1.4426950408889634"), std::string::npos) << what;
+    EXPECT_NE(body.find("static_cast<double>(s7) * 1.4426950408889634"), std::string::npos) << what;
+    EXPECT_EQ(body.find("set1_ps(s2)"), std::string::npos) << what << ": the product is not formed";
+    EXPECT_NE(body.find("axon_vexp(v12)"), std::string::npos) << what << ": exp(-X) keeps exp";
+    size_t folded = 0;
+    for (size_t at = body.find("axon_vexp2("); at != std::string::npos; at = body.find("axon_vexp2(", at + 1)) ++folded;
+    EXPECT_GE(folded, 2u) << what;
+    expect_correct(g, s, t, "exp of scaled values, " + what);
+  }
+}
+
 // The non-temporal prefetch (stream_prefetch) is issued by the pass that
 // reads the rows from memory and by no other (the first reduction one row at
 // a time, the group pass with row groups, the output pass of an elementwise

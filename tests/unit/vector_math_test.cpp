@@ -63,7 +63,10 @@ std::vector<float> sweep_inputs() {
                   std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()})
     in.push_back(v);
   for (float c : {1.0f, 0.625f, 3.95f, 9.5f, 88.7228394f, 88.8f, -87.3365479f, -103.972084f, -104.0f,
-                  0x1p-126f, 0.70710678f, 1.41421356f, 2.0f, 0.5f, 1e-4f}) {
+                  0x1p-126f, 0.70710678f, 1.41421356f, 2.0f, 0.5f, 1e-4f,
+                  // exp2: overflow, subnormal and zero thresholds, the clamp, the
+                  // table's 1/32 steps, the end of the rounding constant's binade
+                  128.0f, 129.0f, -126.0f, -149.0f, -150.0f, -151.0f, 0.03125f, 0.09375f, 0x1p18f, 0x1p19f}) {
     for (float s : {c, -c}) {
       uint32_t b = to_bits(s);
       for (uint32_t d = 0; d < (1u << 13); ++d) {
@@ -154,7 +157,7 @@ TEST(vector_math, sourceUsesOnlyTheRequestedIsa) {
   EXPECT_NE(s256.find("__m256 axon_verf(__m256"), std::string::npos);
   EXPECT_NE(s512.find("__m512 axon_vexp(__m512"), std::string::npos);
   EXPECT_NE(s512.find("__m256 axon_vtanh(__m256"), std::string::npos);
-  for (const char* n : {"exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "erf"})
+  for (const char* n : {"exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "erf", "exp2"})
     EXPECT_NE(s0.find(std::string("float axon_v") + n + "(float"), std::string::npos) << n;
   EXPECT_THROW(vector_math_source(128), std::exception);
 }
@@ -186,6 +189,7 @@ TEST(vector_math, strided_sigmoid) { check_function("sigmoid"); }
 TEST(vector_math, strided_sqrt) { check_function("sqrt"); }
 TEST(vector_math, strided_rsqrt) { check_function("rsqrt"); }
 TEST(vector_math, strided_erf) { check_function("erf"); }
+TEST(vector_math, strided_exp2) { check_function("exp2"); }
 
 // Special values, exactly, on every ISA.
 TEST(vector_math, specialValues) {
@@ -206,6 +210,10 @@ TEST(vector_math, specialValues) {
       {"rsqrt", -0.0f, -inf},  {"rsqrt", inf, 0},       {"rsqrt", -1, nan},       {"rsqrt", nan, nan},
       {"rsqrt", 4, 0.5f},      {"erf", inf, 1},         {"erf", -inf, -1},        {"erf", 10, 1},
       {"erf", nan, nan},       {"erf", -0.0f, -0.0f},
+      {"exp2", inf, inf},      {"exp2", -inf, 0},       {"exp2", nan, nan},       {"exp2", 0, 1},
+      {"exp2", 10, 1024},      {"exp2", -1, 0.5f},      {"exp2", 128, inf},       {"exp2", 1e30f, inf},
+      {"exp2", -1e30f, 0},     {"exp2", -149, 0x1p-149f}, {"exp2", -150, 0},      {"exp2", -126, 0x1p-126f},
+      {"exp2", 127, 0x1p127f}, {"exp2", -0x1p18f, 0},   {"exp2", 0x1p19f, inf},
   };
   const auto& names = vector_math_functions();
   for (int bits : isas()) {

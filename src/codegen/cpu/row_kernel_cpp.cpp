@@ -372,6 +372,10 @@ class Emitter {
   VExpr node_value(NodeId id, Flavor f, std::map<NodeId, std::string>* memo, std::ostringstream* body,
                    const std::string& in) {
     const Node& nd = g_[id];
+    if (nd.op == Op::Exp) {
+      VExpr folded;
+      if (exp_of_scaled(id, f, memo, body, in, &folded)) return folded;
+    }
     std::vector<VExpr> args;
     for (size_t a = 0; a < nd.args.size(); ++a) args.push_back(operand(id, static_cast<int>(a), f, memo, body, in));
     if (nd.op == Op::Div && f != Flavor::Scalar) {
@@ -379,15 +383,43 @@ class Emitter {
       // reciprocal, which the compiler hoists out of the loop (a vector
       // division per element costs more than the rest of a softmax pass;
       // the extra rounding, under 1.5 ulp, is inside every budget).
-      NodeId c = id;
-      int idx = 1;
-      while (g_[g_[c].args[idx]].op == Op::Broadcast && !scalar_level(c, idx)) c = g_[c].args[idx], idx = 0;
-      if (scalar_level(c, idx)) {
-        const VExpr d = leaf_or_scalar(g_[c].args[idx], edge_level(c, idx), Flavor::Scalar);
-        return args[0] * mk(args[0], splat(f, "(1.0f / " + d.s + ")"));
-      }
+      VExpr d;
+      if (scalar_operand(id, 1, &d)) return args[0] * mk(args[0], splat(f, "(1.0f / " + d.s + ")"));
     }
     return body_of(nd, args, f);
+  }
+  // exp(c * v) with c one scalar for the whole vector, as exp2(v * fl(c log2 e)):
+  // the multiply by c folds into exp2's input, and exp2 (a table of 16
+  // powers, degree 2) is cheaper than exp's range reduction (s5 GELU,
+  // bench/RESULTS.md). Within the error budget wherever the IR's product
+  // rounds: its rule gives exp an input error Ea >= u|c v| (docs/
+  // error_budget.md), and the folded input errs by at most 2u|c v| (the
+  // constant's rounding and the product's) against the gate's 2 Ea, with
+  // exp2's own 1 ulp inside exp's 4u. exp(-v) is not a product in the IR and
+  // its budget has no such slack, so it keeps exp.
+  bool exp_of_scaled(NodeId id, Flavor f, std::map<NodeId, std::string>* memo, std::ostringstream* body,
+                     const std::string& in, VExpr* out) {
+    const NodeId m = g_[id].args[0];
+    if (g_[m].op != Op::Mul || scalar_level(id, 0)) return false;
+    for (int idx : {0, 1}) {
+      VExpr c, other;
+      if (!scalar_operand(m, idx, &c) || scalar_operand(m, 1 - idx, &other)) continue;
+      const std::string scale = c.lit ? float_literal(c.v * 1.4426950408889634)
+                                      : "static_cast<float>(static_cast<double>(" + c.s + ") * 1.4426950408889634)";
+      const VExpr v = operand(m, 1 - idx, f, memo, body, in);
+      *out = call("axon_vexp2", v * mk(v, splat(f, scale)));
+      return true;
+    }
+    return false;
+  }
+  // Operand idx of `consumer` is one scalar for the whole vector, perhaps
+  // behind broadcasts: *value is it as a Scalar-flavour expression.
+  bool scalar_operand(NodeId consumer, int idx, VExpr* value) const {
+    while (g_[g_[consumer].args[idx]].op == Op::Broadcast && !scalar_level(consumer, idx))
+      consumer = g_[consumer].args[idx], idx = 0;
+    if (!scalar_level(consumer, idx)) return false;
+    *value = leaf_or_scalar(g_[consumer].args[idx], edge_level(consumer, idx), Flavor::Scalar);
+    return true;
   }
   // Operand idx of `consumer` is one scalar for the whole vector.
   bool scalar_level(NodeId consumer, int idx) const {

@@ -53,6 +53,12 @@ struct axon_vm_f32 {
   }
   static V rsqrt_estimate(V a) { return 1.0f / std::sqrt(a); }
   static M pos_finite(V a) { return a > 0.0f && a < __builtin_huge_valf(); }
+  // exp2's steps (axon_vm_exp2): its input range, the fraction t - k (exact),
+  // the table entry of the low 4 mantissa bits of u, and p * 2^floor(k).
+  static V exp2_clamp(V t) { return max_nan(min_nan(t, 129.0f), -151.0f); }
+  static V frac16(V t, V k) { return t - k; }
+  static V table16(const float* tab, V u) { return tab[as_int(u) & 15]; }
+  static V scale2_floor(V p, V k) { return scale2(p, std::floor(k)); }
 };
 )AXON";
 
@@ -97,6 +103,16 @@ struct axon_vm_avx2 {
   static M pos_finite(V a) {
     return _mm256_and_ps(_mm256_cmp_ps(a, set(0.0f), _CMP_GT_OQ), _mm256_cmp_ps(a, set(__builtin_huge_valf()), _CMP_LT_OQ));
   }
+  static V exp2_clamp(V t) { return max_nan(min_nan(t, set(129.0f)), set(-151.0f)); }
+  static V frac16(V t, V k) { return _mm256_sub_ps(t, k); }
+  // Two 8-entry permutes, chosen between by bit 3 (moved to the sign bit).
+  static V table16(const float* tab, V u) {
+    I j = as_int(u);
+    V lo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), j);
+    V hi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8), j);
+    return _mm256_blendv_ps(lo, hi, as_float(_mm256_slli_epi32(j, 28)));
+  }
+  static V scale2_floor(V p, V k) { return scale2(p, _mm256_floor_ps(k)); }
 };
 )AXON";
 
@@ -138,6 +154,18 @@ struct axon_vm_avx512 {
   static M pos_finite(V a) {
     return _mm512_cmp_ps_mask(a, set(0.0f), _CMP_GT_OQ) & _mm512_cmp_ps_mask(a, set(__builtin_huge_valf()), _CMP_LT_OQ);
   }
+#ifdef __AVX512DQ__
+  // VREDUCEPS gives t - k in one step and 0 for infinite t, and scalef takes
+  // any k (inf, NaN, huge), so exp2 needs no clamp: results past the clamp
+  // are 0 or inf either way.
+  static V exp2_clamp(V t) { return t; }
+  static V frac16(V t, V) { return _mm512_reduce_ps(t, (4 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+#else
+  static V exp2_clamp(V t) { return max_nan(min_nan(t, set(129.0f)), set(-151.0f)); }
+  static V frac16(V t, V k) { return _mm512_sub_ps(t, k); }
+#endif
+  static V table16(const float* tab, V u) { return _mm512_permutexvar_ps(as_int(u), _mm512_loadu_ps(tab)); }
+  static V scale2_floor(V p, V k) { return _mm512_scalef_ps(p, k); }  // scalef scales by 2^floor(k)
 };
 )AXON";
 
@@ -157,6 +185,27 @@ template <class T> static inline typename T::V axon_vm_exp(typename T::V x) {
   p = T::fma(p, r, T::set(0x1.fffffcp-2f));
   p = T::fma(T::mul(r, r), p, r);
   return T::scale2(T::add(p, T::set(1.0f)), n);
+}
+
+// exp2: t = k + f with k the nearest multiple of 1/16 and |f| <= 1/32;
+// 2^t = 2^floor(k) * 2^(j/16) * 2^f, j = 16 (k - floor(k)), with 2^(j/16)
+// from a 16-entry table and 2^f = 1 + f Q(f), Q of degree 2. Adding 1.5 * 2^19
+// rounds t to the 1/16 grid and leaves j in the low 4 mantissa bits.
+template <class T> static inline typename T::V axon_vm_exp2(typename T::V t) {
+  using V = typename T::V;
+  static const float tab[16] = {
+      0x1p+0f,       0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,  0x1.3dea64p+0f,
+      0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
+      0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f};
+  t = T::exp2_clamp(t);  // [-151, 129] where the ISA needs it; the result is 0 or inf past it
+  V u = T::add(t, T::set(0x1.8p19f));
+  V k = T::sub(u, T::set(0x1.8p19f));
+  V f = T::frac16(t, k);
+  V tj = T::table16(tab, u);
+  V q = T::set(0x1.c6ac6ap-5f);
+  q = T::fma(q, f, T::set(0x1.ebfff4p-3f));
+  q = T::fma(q, f, T::set(0x1.62e43p-1f));
+  return T::scale2_floor(T::fma(T::mul(tj, f), q, tj), k);
 }
 
 // log: x = 2^e m, m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact);
@@ -264,7 +313,7 @@ template <class T> static inline typename T::V axon_vm_erf(typename T::V x) {
 // The public names, one overload set per ISA.
 std::string overloads(const char* vtype, const char* traits) {
   std::string out;
-  const char* names[] = {"exp", "log", "tanh", "sigmoid", "rsqrt", "erf"};
+  const char* names[] = {"exp", "log", "tanh", "sigmoid", "rsqrt", "erf", "exp2"};
   for (const char* n : names)
     out += std::string("static inline ") + vtype + " axon_v" + n + "(" + vtype + " x) { return axon_vm_" + n + "<" +
            traits + ">(x); }\n";
@@ -301,7 +350,7 @@ std::string vector_math_source(int vector_bits) {
 }
 
 const std::vector<std::string>& vector_math_functions() {
-  static const std::vector<std::string> names = {"exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "erf"};
+  static const std::vector<std::string> names = {"exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "erf", "exp2"};
   return names;
 }
 
@@ -332,7 +381,7 @@ KernelSource vector_math_sweep_kernel(int vector_bits) {
 
 std::vector<std::string> vector_math_flags(int vector_bits) {
   std::vector<std::string> f = {"-O2"};
-  if (vector_bits == 512) f.insert(f.end(), {"-mavx512f", "-mavx2", "-mfma"});
+  if (vector_bits == 512) f.insert(f.end(), {"-mavx512f", "-mavx512dq", "-mavx2", "-mfma"});
   if (vector_bits == 256) f.insert(f.end(), {"-mavx2", "-mfma"});
   if (vector_bits == 0) f.push_back("-mfma");
   f.insert(f.end(), {"-fPIC", "-shared"});
@@ -349,6 +398,7 @@ double vector_math_reference(int fn, float xf) {
     case 4: return std::sqrt(x);
     case 5: return 1.0 / std::sqrt(x);
     case 6: return std::erf(x);
+    case 7: return std::exp2(x);
   }
   AXON_CHECK(false) << "vector_math_reference: no function " << fn;
   return 0;
@@ -380,6 +430,7 @@ const std::vector<VectorMathAccuracy>& vector_math_accuracy() {
       {"sqrt", 0.5, "all float32"},
       {"rsqrt", 0.6, "all float32"},
       {"erf", 1.9, "all float32"},
+      {"exp2", 1.0, "all float32"},
   };
   return table;
 }
