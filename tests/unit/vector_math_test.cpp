@@ -191,6 +191,26 @@ TEST(vector_math, strided_rsqrt) { check_function("rsqrt"); }
 TEST(vector_math, strided_erf) { check_function("erf"); }
 TEST(vector_math, strided_exp2) { check_function("exp2"); }
 
+// exp2 runs the same steps on every ISA (reduce and no clamp on AVX-512DQ,
+// a clamp elsewhere), so its results agree bit for bit.
+TEST(vector_math, exp2IsTheSameBitsOnEveryIsa) {
+  const auto& names = vector_math_functions();
+  int fn = static_cast<int>(std::find(names.begin(), names.end(), "exp2") - names.begin());
+  std::vector<float> in;
+  for (size_t i = 0; i < inputs().size(); i += 7) in.push_back(inputs()[i]);
+  std::vector<int> bits = isas();
+  if (bits.size() < 2) GTEST_SKIP() << "[SKIP] one ISA only";
+  std::vector<float> first = apply(bits[0], fn, in);
+  for (size_t k = 1; k < bits.size(); ++k) {
+    std::vector<float> out = apply(bits[k], fn, in);
+    size_t differ = 0, where = 0;
+    for (size_t i = 0; i < in.size(); ++i)
+      if (to_bits(out[i]) != to_bits(first[i]) && !(std::isnan(out[i]) && std::isnan(first[i]))) where = i, ++differ;
+    EXPECT_EQ(differ, 0u) << "vector_bits " << bits[k] << " against " << bits[0] << ", e.g. at x = " << std::hexfloat
+                          << in[where] << ": " << out[where] << " and " << first[where];
+  }
+}
+
 // Special values, exactly, on every ISA.
 TEST(vector_math, specialValues) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
