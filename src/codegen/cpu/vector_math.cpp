@@ -53,10 +53,9 @@ struct axon_vm_f32 {
   }
   static V rsqrt_estimate(V a) { return 1.0f / std::sqrt(a); }
   static M pos_finite(V a) { return a > 0.0f && a < __builtin_huge_valf(); }
-  // exp2's steps (axon_vm_exp2): its input range, the fraction t - k (exact),
-  // the table entry of the low 4 mantissa bits of u, and p * 2^floor(k).
-  static V exp2_clamp(V t) { return max_nan(min_nan(t, 129.0f), -151.0f); }
-  static V frac16(V t, V k) { return t - k; }
+  // exp2's steps (axon_vm_exp2): whether reduce16 gives its fraction, the
+  // table entry of the low 4 mantissa bits of u, and p * 2^floor(k).
+  static constexpr bool has_reduce16 = false;
   static V table16(const float* tab, V u) { return tab[as_int(u) & 15]; }
   static V scale2_floor(V p, V k) { return scale2(p, std::floor(k)); }
 };
@@ -103,8 +102,7 @@ struct axon_vm_avx2 {
   static M pos_finite(V a) {
     return _mm256_and_ps(_mm256_cmp_ps(a, set(0.0f), _CMP_GT_OQ), _mm256_cmp_ps(a, set(__builtin_huge_valf()), _CMP_LT_OQ));
   }
-  static V exp2_clamp(V t) { return max_nan(min_nan(t, set(129.0f)), set(-151.0f)); }
-  static V frac16(V t, V k) { return _mm256_sub_ps(t, k); }
+  static constexpr bool has_reduce16 = false;
   // Two 8-entry permutes, chosen between by bit 3 (moved to the sign bit).
   static V table16(const float* tab, V u) {
     I j = as_int(u);
@@ -155,14 +153,11 @@ struct axon_vm_avx512 {
     return _mm512_cmp_ps_mask(a, set(0.0f), _CMP_GT_OQ) & _mm512_cmp_ps_mask(a, set(__builtin_huge_valf()), _CMP_LT_OQ);
   }
 #ifdef __AVX512DQ__
-  // VREDUCEPS gives t - k in one step and 0 for infinite t, and scalef takes
-  // any k (inf, NaN, huge), so exp2 needs no clamp: results past the clamp
-  // are 0 or inf either way.
-  static V exp2_clamp(V t) { return t; }
-  static V frac16(V t, V) { return _mm512_reduce_ps(t, (4 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  // t minus t rounded to the 1/16 grid, in one step, and 0 for infinite t.
+  static constexpr bool has_reduce16 = true;
+  static V reduce16(V t) { return _mm512_reduce_ps(t, (4 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 #else
-  static V exp2_clamp(V t) { return max_nan(min_nan(t, set(129.0f)), set(-151.0f)); }
-  static V frac16(V t, V k) { return _mm512_sub_ps(t, k); }
+  static constexpr bool has_reduce16 = false;
 #endif
   static V table16(const float* tab, V u) { return _mm512_permutexvar_ps(as_int(u), _mm512_loadu_ps(tab)); }
   static V scale2_floor(V p, V k) { return _mm512_scalef_ps(p, k); }  // scalef scales by 2^floor(k)
@@ -197,10 +192,15 @@ template <class T> static inline typename T::V axon_vm_exp2(typename T::V t) {
       0x1p+0f,       0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,  0x1.3dea64p+0f,
       0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
       0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f};
-  t = T::exp2_clamp(t);  // [-151, 129] where the ISA needs it; the result is 0 or inf past it
+  // Without reduce16, t - k needs t finite: clamp to [-151, 129], past which
+  // the result is 0 or inf anyway. With it, reduce16(+-inf) = 0 and scalef
+  // takes any k (inf, NaN, huge), so there is no clamp.
+  if constexpr (!T::has_reduce16) t = T::max_nan(T::min_nan(t, T::set(129.0f)), T::set(-151.0f));
   V u = T::add(t, T::set(0x1.8p19f));
   V k = T::sub(u, T::set(0x1.8p19f));
-  V f = T::frac16(t, k);
+  V f;
+  if constexpr (T::has_reduce16) f = T::reduce16(t);
+  else f = T::sub(t, k);  // exact
   V tj = T::table16(tab, u);
   V q = T::set(0x1.c6ac6ap-5f);
   q = T::fma(q, f, T::set(0x1.ebfff4p-3f));
