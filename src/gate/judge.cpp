@@ -294,7 +294,7 @@ class CallJudge {
       ev["threads"] = rec.threads;
       ev["threads_before_first_call"] = run_.log.baseline_threads;
       v_.add(reason::kWorkAfterReturn, "running",
-             std::to_string(rec.running) + " thread(s) kept running 20-50 ms after " + label(rec) + " returned", ev);
+             std::to_string(rec.running) + " thread(s) kept running 20-50 and 70-100 ms after " + label(rec) + " returned", ev);
     }
     if (rec.input_changed >= 0) {
       json ev = where(rec, 0);

@@ -186,13 +186,22 @@ def test_compile_with_the_reports_schedule_rebuilds_its_kernel(optimized):
     assert (out / "kernel.cpp").read_text() == (optimized["out"] / "kernel.cpp").read_text()
 
 
+def host_has_avx512():
+    r = run_axon(["target", "--no-probe", "--json"])
+    assert r.returncode == EXIT_OK, r.stderr
+    return json.loads(r.stdout)["isa"]["avx512f"]
+
+
 def test_compile_with_a_schedule_object_passes_verify(tmp_path):
-    # Knobs left out take their defaults; mc = 48 is rounded up to whole 14-row tiles.
-    sched = '{"k0.gemm.mr": 14, "k0.gemm.nr": 16, "k0.gemm.mc": 48}'
+    # Knobs left out take their defaults; mc = 48 is rounded up to whole 14-row
+    # tiles. The register tile must fit the host's registers: 14 rows of one
+    # 16-wide zmm vector (of 32 registers), or of one 8-wide ymm (of 16).
+    nr = 16 if host_has_avx512() else 8
+    sched = json.dumps({"k0.gemm.mr": 14, "k0.gemm.nr": nr, "k0.gemm.mc": 48})
     r = run_axon(["compile", SPECS / "small_matmul.py", "-o", tmp_path, "--schedule", sched, "--json"])
     assert r.returncode == EXIT_OK, r.stderr
     got = json.loads(r.stdout)["schedule"]
-    assert got["k0.gemm.mr"] == 14 and got["k0.gemm.nr"] == 16 and "k0.gemm.kc" in got
+    assert got["k0.gemm.mr"] == 14 and got["k0.gemm.nr"] == nr and "k0.gemm.kc" in got
     src = (tmp_path / "kernel.cpp").read_text()
     assert "MR = 14" in src and "MC = 56" in src
     v = run_axon(["verify", SPECS / "small_matmul.py", tmp_path / "kernel.cpp", "--no-sanitizer", "--no-time"],
