@@ -66,7 +66,9 @@ std::vector<float> sweep_inputs() {
                   0x1p-126f, 0.70710678f, 1.41421356f, 2.0f, 0.5f, 1e-4f,
                   // exp2: overflow, subnormal and zero thresholds, the clamp, the
                   // table's 1/32 steps, the end of the rounding constant's binade
-                  128.0f, 129.0f, -126.0f, -149.0f, -150.0f, -151.0f, 0.03125f, 0.09375f, 0x1p18f, 0x1p19f}) {
+                  128.0f, 129.0f, -126.0f, -149.0f, -150.0f, -151.0f, 0.03125f, 0.09375f, 0x1p18f, 0x1p19f,
+                  // where AVX2's exp and exp2 leave their fast path
+                  86.0f, 125.0f}) {
     for (float s : {c, -c}) {
       uint32_t b = to_bits(s);
       for (uint32_t d = 0; d < (1u << 13); ++d) {
@@ -208,6 +210,42 @@ TEST(vector_math, exp2IsTheSameBitsOnEveryIsa) {
       if (to_bits(out[i]) != to_bits(first[i]) && !(std::isnan(out[i]) && std::isnan(first[i]))) where = i, ++differ;
     EXPECT_EQ(differ, 0u) << "vector_bits " << bits[k] << " against " << bits[0] << ", e.g. at x = " << std::hexfloat
                           << in[where] << ": " << out[where] << " and " << first[where];
+  }
+}
+
+// AVX2's exp and exp2 take a fast path when every lane of a vector is in
+// range (|x| <= 86, |t| <= 125) and the general one otherwise: the same
+// value must give the same bits either way. Each value v goes in twice, as
+// a vector of eight v (fast path when v is in range) and as seven v and a
+// NaN (general path); lanes 0-6 of the two are compared.
+TEST(vector_math, avx2FastPathGivesTheGeneralPathsBits) {
+  if (!has_avx2()) GTEST_SKIP() << "[SKIP] this CPU has no avx2+fma";
+  std::vector<float> values;
+  for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 9973) values.push_back(from_bits(static_cast<uint32_t>(u)));
+  for (float c : {0.0f, 1.0f, 86.0f, 125.0f, 0x1p-126f})
+    for (float s : {c, -c})
+      for (uint32_t d = 0; d < (1u << 12); ++d) values.push_back(from_bits(to_bits(s) + d)), values.push_back(from_bits(to_bits(s) - d));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> in;
+  for (float v : values) {
+    for (int i = 0; i < 8; ++i) in.push_back(v);
+    for (int i = 0; i < 7; ++i) in.push_back(v);
+    in.push_back(nan);
+  }
+  const auto& names = vector_math_functions();
+  for (const char* name : {"exp", "exp2", "sigmoid", "tanh"}) {
+    int fn = static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
+    std::vector<float> out = apply(256, fn, in);
+    size_t differ = 0, where = 0, fast = 0;
+    for (size_t b = 0; b < in.size(); b += 16) {
+      fast += std::fabs(in[b]) <= 86.0f;
+      for (size_t i = 0; i < 7; ++i)
+        if (to_bits(out[b + i]) != to_bits(out[b + 8 + i]) && !(std::isnan(out[b + i]) && std::isnan(out[b + 8 + i])))
+          where = b + i, ++differ;
+    }
+    EXPECT_GT(fast, values.size() / 10) << "too few values in the fast path's range to test it";
+    EXPECT_EQ(differ, 0u) << name << " at x = " << std::hexfloat << in[where] << ": " << out[where]
+                          << " on the fast path, " << out[where + 8] << " on the general one";
   }
 }
 

@@ -56,6 +56,8 @@ struct axon_vm_f32 {
   // exp2's steps (axon_vm_exp2): whether reduce16 gives its fraction, the
   // table entry of the low 4 mantissa bits of u, and p * 2^floor(k).
   static constexpr bool has_reduce16 = false;
+  // exp's and exp2's fast path (see axon_vm_exp): not worth a branch per element.
+  static constexpr bool has_exponent_add = false;
   static V table16(const float* tab, V u) { return tab[as_int(u) & 15]; }
   static V scale2_floor(V p, V k) { return scale2(p, std::floor(k)); }
 };
@@ -103,6 +105,13 @@ struct axon_vm_avx2 {
     return _mm256_and_ps(_mm256_cmp_ps(a, set(0.0f), _CMP_GT_OQ), _mm256_cmp_ps(a, set(__builtin_huge_valf()), _CMP_LT_OQ));
   }
   static constexpr bool has_reduce16 = false;
+  // exp's and exp2's fast path (see axon_vm_exp): whether every lane has
+  // |a| <= c (false for NaN), and p * 2^n as an integer add of n << 23 to
+  // p's bits, exact while p * 2^n is normal.
+  static constexpr bool has_exponent_add = true;
+  static bool all_abs_le(V a, float c) { return _mm256_movemask_ps(_mm256_cmp_ps(abs(a), set(c), _CMP_NLE_UQ)) == 0; }
+  static I shl(I a, int s) { return _mm256_slli_epi32(a, s); }
+  static V add_exponent(V p, I n_shl23) { return as_float(_mm256_add_epi32(as_int(p), n_shl23)); }
   // Two 8-entry permutes, chosen between by bit 3 (moved to the sign bit).
   static V table16(const float* tab, V u) {
     I j = as_int(u);
@@ -159,6 +168,7 @@ struct axon_vm_avx512 {
 #else
   static constexpr bool has_reduce16 = false;
 #endif
+  static constexpr bool has_exponent_add = false;  // scalef is one instruction already
   static V table16(const float* tab, V u) { return _mm512_permutexvar_ps(as_int(u), _mm512_loadu_ps(tab)); }
   static V scale2_floor(V p, V k) { return _mm512_scalef_ps(p, k); }  // scalef scales by 2^floor(k)
 };
@@ -167,10 +177,8 @@ struct axon_vm_avx512 {
 // The algorithms, once for every ISA. Coefficients: tools/fit_vector_math.py.
 constexpr const char* kAlgorithms = R"AXON(
 // exp: x = n ln2 + r, |r| <= ln2/2; e^r = 1 + r + r^2 P(r); result r-part * 2^n.
-template <class T> static inline typename T::V axon_vm_exp(typename T::V x) {
+template <class T> static inline typename T::V axon_vm_exp_of_reduced(typename T::V x, typename T::V n) {
   using V = typename T::V;
-  x = T::max_nan(T::min_nan(x, T::set(88.8f)), T::set(-104.0f));  // n in [-150, 128]
-  V n = T::round(T::mul(x, T::set(0x1.715476p+0f)));
   V r = T::fnma(n, T::set(0x1.62e43p-1f), x);
   r = T::fnma(n, T::set(-0x1.05c61p-29f), r);
   V p = T::set(0x1.6a2256p-10f);
@@ -179,25 +187,41 @@ template <class T> static inline typename T::V axon_vm_exp(typename T::V x) {
   p = T::fma(p, r, T::set(0x1.55549p-3f));
   p = T::fma(p, r, T::set(0x1.fffffcp-2f));
   p = T::fma(T::mul(r, r), p, r);
-  return T::scale2(T::add(p, T::set(1.0f)), n);
+  return T::add(p, T::set(1.0f));
+}
+
+// The fast path, where a traits has_exponent_add (AVX2, whose two-step
+// scale2 costs ten instructions): when every lane has |x| <= 86, n is in
+// [-124, 124] and needs no clamp, the r-part in [0.7, 1.42] times 2^n is
+// normal, so adding n to its exponent field is the exact product. Adding
+// 1.5 * 2^23 rounds x log2 e to the nearest even integer n, as round does,
+// and leaves n in the low bits of u, so u << 23 is n << 23. Same bits as the
+// general path; a vector with any lane out of range (or NaN) takes that.
+template <class T> static inline typename T::V axon_vm_exp(typename T::V x) {
+  using V = typename T::V;
+  if constexpr (T::has_exponent_add) {
+    if (T::all_abs_le(x, 86.0f)) {
+      V u = T::add(T::mul(x, T::set(0x1.715476p+0f)), T::set(0x1.8p23f));
+      V n = T::sub(u, T::set(0x1.8p23f));
+      return T::add_exponent(axon_vm_exp_of_reduced<T>(x, n), T::shl(T::as_int(u), 23));
+    }
+  }
+  x = T::max_nan(T::min_nan(x, T::set(88.8f)), T::set(-104.0f));  // n in [-150, 128]
+  V n = T::round(T::mul(x, T::set(0x1.715476p+0f)));
+  return T::scale2(axon_vm_exp_of_reduced<T>(x, n), n);
 }
 
 // exp2: t = k + f with k the nearest multiple of 1/16 and |f| <= 1/32;
 // 2^t = 2^floor(k) * 2^(j/16) * 2^f, j = 16 (k - floor(k)), with 2^(j/16)
 // from a 16-entry table and 2^f = 1 + f Q(f), Q of degree 2. Adding 1.5 * 2^19
-// rounds t to the 1/16 grid and leaves j in the low 4 mantissa bits.
-template <class T> static inline typename T::V axon_vm_exp2(typename T::V t) {
+// rounds t to the 1/16 grid and leaves 16 k in the low mantissa bits of u
+// (j in the low 4). This part returns 2^(j/16) 2^f, in [0.97, 2).
+template <class T> static inline typename T::V axon_vm_exp2_fraction(typename T::V t, typename T::V u, typename T::V k) {
   using V = typename T::V;
   static const float tab[16] = {
       0x1p+0f,       0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,  0x1.3dea64p+0f,
       0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
       0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f};
-  // Without reduce16, t - k needs t finite: clamp to [-151, 129], past which
-  // the result is 0 or inf anyway. With it, reduce16(+-inf) = 0 and scalef
-  // takes any k (inf, NaN, huge), so there is no clamp.
-  if constexpr (!T::has_reduce16) t = T::max_nan(T::min_nan(t, T::set(129.0f)), T::set(-151.0f));
-  V u = T::add(t, T::set(0x1.8p19f));
-  V k = T::sub(u, T::set(0x1.8p19f));
   V f;
   if constexpr (T::has_reduce16) f = T::reduce16(t);
   else f = T::sub(t, k);  // exact
@@ -205,7 +229,30 @@ template <class T> static inline typename T::V axon_vm_exp2(typename T::V t) {
   V q = T::set(0x1.c6ac6ap-5f);
   q = T::fma(q, f, T::set(0x1.ebfff4p-3f));
   q = T::fma(q, f, T::set(0x1.62e43p-1f));
-  return T::scale2_floor(T::fma(T::mul(tj, f), q, tj), k);
+  return T::fma(T::mul(tj, f), q, tj);
+}
+
+// Fast path (has_exponent_add, as for exp): |t| <= 125 gives floor(k) in
+// [-125, 125] and a normal result. (16 k) << 19 is floor(k) << 23 plus j << 19
+// (the 1.5 * 2^19 in u's high bits shifts out), so masking the low 23 bits
+// leaves floor(k) << 23: the floor of a two's-complement fixed-point number.
+template <class T> static inline typename T::V axon_vm_exp2(typename T::V t) {
+  using V = typename T::V;
+  if constexpr (T::has_exponent_add) {
+    if (T::all_abs_le(t, 125.0f)) {
+      V u = T::add(t, T::set(0x1.8p19f));
+      V k = T::sub(u, T::set(0x1.8p19f));
+      auto floor_k = T::iand(T::shl(T::as_int(u), 19), T::iset(static_cast<std::int32_t>(0xff800000u)));
+      return T::add_exponent(axon_vm_exp2_fraction<T>(t, u, k), floor_k);
+    }
+  }
+  // Without reduce16, t - k needs t finite: clamp to [-151, 129], past which
+  // the result is 0 or inf anyway. With it, reduce16(+-inf) = 0 and scalef
+  // takes any k (inf, NaN, huge), so there is no clamp.
+  if constexpr (!T::has_reduce16) t = T::max_nan(T::min_nan(t, T::set(129.0f)), T::set(-151.0f));
+  V u = T::add(t, T::set(0x1.8p19f));
+  V k = T::sub(u, T::set(0x1.8p19f));
+  return T::scale2_floor(axon_vm_exp2_fraction<T>(t, u, k), k);
 }
 
 // log: x = 2^e m, m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact);
