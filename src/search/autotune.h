@@ -10,8 +10,10 @@
 ///  - a point whose Evaluation is not ok is never accepted, never the best,
 ///    and never returned as the winner (found == false when none was ok);
 ///  - stops with one of "budget", "trials", "space exhausted", "interrupted".
-/// Phase 1 enumerates the whole space when it is small, else samples it,
-/// ranks the legal points by predicted time and evaluates the default point
+/// Phase 1 enumerates the whole space when it is small, else samples it and
+/// lets the sample's top points climb on the model (moves of one or two
+/// knobs to any value, while the prediction improves), ranks the legal
+/// points by predicted time and evaluates the default point
 /// (values[0] of every knob) and then the top ones. The first batch is
 /// evaluated even when the budget is already spent (zero), so that a search
 /// given no time still reports a measured point; only an interrupt skips it.
@@ -58,6 +60,10 @@ struct SearchOptions {
   uint64_t seed = 1;
   int enumerate_limit = 4096;  // enumerate every point of spaces up to this size, else sample this many
   int top_k = 8;          // points of phase 1 that are measured
+  /// Predictions spent climbing from the sample's top points on the model
+  /// (spaces too large to enumerate); a count, not a time, so that the search
+  /// stays deterministic.
+  int64_t model_climb_limit = 20000;
   int batch = 2;          // candidates proposed and measured together in phase 2
   double temperature = 0.05;  // on natural-log time
   /// Already measured points (a resumed search): not measured again; the best

@@ -4,6 +4,7 @@
 // with "space exhausted" on a space of one point.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "search/autotune.h"
@@ -151,6 +152,42 @@ TEST(search, spent_budget_still_measures_the_first_batch) {
   EXPECT_EQ(r.stop_reason, "budget");
   EXPECT_EQ(n, 4);  // one batch, then the budget stops it
   EXPECT_TRUE(r.found);
+}
+
+// A space too large to enumerate (20^4 points) whose model optimum needs
+// two knobs moved at once: a + b <= 20 is the register budget, the model
+// prefers a large a * b, so from (12, 8) neither knob alone improves it
+// (13 is illegal, 7 is worse) while (10, 10) does. The sample (4096 points)
+// rarely holds (10, 10, 0, 0); the climb on the model must find it, and it
+// must be among the first points measured.
+TEST(search, phase_one_climbs_the_model_to_an_optimum_the_sample_missed) {
+  Space s;
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < 20; ++i) v.push_back(i);
+  for (const char* n : {"k0.a", "k0.b", "k0.c", "k0.d"}) s.knobs.push_back(Knob{n, v, n});
+  auto predicted = [](const Schedule& p) {
+    return 1000.0 - static_cast<double>(p.at("k0.a") * p.at("k0.b")) + static_cast<double>(p.at("k0.c") + p.at("k0.d"));
+  };
+  const Schedule optimum = {{"k0.a", 10}, {"k0.b", 10}, {"k0.c", 0}, {"k0.d", 0}};
+  auto first_batch_has_optimum = [&](int64_t climb_limit) {
+    SearchFunctions f;
+    f.why_illegal = [](const Schedule& p) { return p.at("k0.a") + p.at("k0.b") > 20 ? std::string("a + b > 20") : std::string(); };
+    f.predicted_seconds = predicted;
+    f.evaluate = [&](const std::vector<Schedule>& b) {
+      std::vector<Evaluation> out;
+      for (const Schedule& p : b) out.push_back({true, predicted(p)});
+      return out;
+    };
+    SearchOptions o;
+    o.seed = 5;
+    o.trials = 9;  // the default point and the top 8
+    o.model_climb_limit = climb_limit;
+    SearchResult r = autotune(s, f, o);
+    EXPECT_EQ(r.history.size(), 9u);
+    return std::any_of(r.history.begin(), r.history.end(), [&](const Trial& t) { return t.schedule == optimum; });
+  };
+  EXPECT_FALSE(first_batch_has_optimum(0)) << "the sample alone found the optimum: this test would not test the climb";
+  EXPECT_TRUE(first_batch_has_optimum(SearchOptions{}.model_climb_limit));
 }
 
 TEST(search, interrupt_stops_at_once) {
