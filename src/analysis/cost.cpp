@@ -23,6 +23,7 @@ Cost graph_cost(const Graph& g) {
       double terms = out;
       for (int64_t e : reduction_domain(g, n).extents) terms *= static_cast<double>(e);
       c.flops += 2 * terms;
+      c.contraction_flops += 2 * terms;
     } else if (is_reduction(n.op)) {
       c.flops += static_cast<double>(g[n.args[0]].type.numel());
     } else if (is_elementwise(n.op)) {

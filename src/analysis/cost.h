@@ -13,6 +13,7 @@ namespace axon::analysis {
 
 struct Cost {
   double flops = 0;
+  double contraction_flops = 0;  // the einsums' part of flops
   double bytes = 0;
 };
 
