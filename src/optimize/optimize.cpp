@@ -64,8 +64,9 @@ json roofline_json(const ir::Graph& g, const target::Target& t, double axon_ms) 
 
 // The seconds one float64 interpreter run of `g` and its error bounds takes
 // (the database answer's re-check), from its FLOP counts: about 0.5 ns per
-// contraction FLOP and 100 ns per element of any other op. Measured on an
-// AVX2 host (Zen 2): 1024^3 matmul, 2.1e9 contraction FLOPs, 0.96 s; s5's
+// contraction FLOP and 100 ns per element of any other op. Measured as the
+// whole re-checked database answer, which the interpreter dominates: 1024^3
+// matmul, 2.1e9 contraction FLOPs, 0.96 s; on an AVX2 host (Zen 2), s5's
 // GELU, 7.6e7 elementwise, 8.4 s; s2's softmax, 2.1e7, 2.2 s; s4's RMSNorm,
 // 1.7e7, 1.5 s.
 double interpreter_seconds(const analysis::Cost& c) {

@@ -242,7 +242,7 @@ template <class T> static inline typename T::V axon_vm_exp2(typename T::V t) {
     if (T::all_abs_le(t, 125.0f)) {
       V u = T::add(t, T::set(0x1.8p19f));
       V k = T::sub(u, T::set(0x1.8p19f));
-      auto floor_k = T::iand(T::shl(T::as_int(u), 19), T::iset(static_cast<std::int32_t>(0xff800000u)));
+      typename T::I floor_k = T::iand(T::shl(T::as_int(u), 19), T::iset(static_cast<std::int32_t>(0xff800000u)));
       return T::add_exponent(axon_vm_exp2_fraction<T>(t, u, k), floor_k);
     }
   }
