@@ -184,8 +184,9 @@ SearchResult autotune(const Space& space, const SearchFunctions& fns, const Sear
             for (size_t j = i; j < space.knobs.size() && predictions < kMaxPredictions; ++j) {
               if (j != i && kernel_of(space.knobs[j].name) != kernel_of(space.knobs[i].name)) continue;
               for (int64_t vj : j == i ? std::vector<int64_t>{vi} : space.knobs[j].values) {
-                // Knob j left as it is: the one-knob move of i, tried at j == i.
-                if (j != i && vj == cur.at(space.knobs[j].name)) continue;
+                // A two-knob move that leaves either knob as it is is a
+                // one-knob move, tried where j == i.
+                if (j != i && (vi == cur.at(space.knobs[i].name) || vj == cur.at(space.knobs[j].name))) continue;
                 Schedule n = cur;
                 n[space.knobs[i].name] = vi;
                 n[space.knobs[j].name] = vj;
