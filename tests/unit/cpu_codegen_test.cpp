@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <random>
 
 #include "codegen/c_like/naive_cpp.h"
@@ -308,6 +310,52 @@ TEST(cpu_codegen, nonTemporalPrefetchIsInTheMemoryPassOnly) {
             expect_correct(g, s, t, what);
           }
         }
+    }
+  }
+}
+
+// The output pass's unroll is a tuple step whose vector math runs on all its
+// vectors at once, with one branch for exp's fast path. Every lane still
+// gets the instructions of one vector at a time, so unroll 1, 2 and 4 give
+// the same bits, also where a vector with a lane past the fast path's range
+// (|x| > 86: x^5 for |x| > 2.44) sends its whole tuple down the general path.
+TEST(cpu_codegen, tupleStepsGiveTheBitsOfOneVectorAtATime) {
+  ir::Graph g = parse(
+      "import numpy as np\n\ndef f(X: \"f32[7, 203]\", Y: \"f32[7, 203]\"):\n"
+      "    return np.exp(-(X * X * X * X * X)), X / (1.0 + np.exp(-X)), np.tanh(X) * np.exp(Y * 0.5), "
+      "np.where(X > Y, np.log(X * X), np.sqrt(Y * Y))\n");
+  for (const auto& t : targets()) {
+    std::vector<std::vector<double>> first;
+    for (int unroll : {1, 2, 4}) {
+      schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+      s["k0.unroll"] = unroll;
+      s["k0.threads"] = 1;
+      const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
+      ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
+      codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+      EXPECT_EQ(k.source.find("axon_vexp(v") != std::string::npos, true) << what;
+      EXPECT_EQ(k.source.find("const axon_t<") != std::string::npos, unroll > 1) << what;
+      runtime::CompileOptions co;
+      co.flags = codegen::cpu_compile_flags(t, true);
+      runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
+      verify::RunCheck r = verify::run_and_check(g, kernel, 11);
+      ASSERT_EQ(r.outputs.size(), 4u);
+      int64_t wide = 0;  // elements whose exp argument is past the fast path
+      for (double x : r.inputs[0].data)
+        wide += std::fabs(x * x * x * x * x) > 86;
+      EXPECT_GT(wide, 0) << what << ": no input exercises the general path";
+      for (size_t o = 0; o < r.outputs.size(); ++o) {
+        EXPECT_TRUE(r.outputs[o].cmp.ok()) << what << " output " << o;
+        if (unroll == 1) continue;
+        const auto& a = first[o];
+        const auto& b = r.outputs[o].got;
+        ASSERT_EQ(a.size(), b.size());
+        int64_t differ = 0;
+        for (size_t i = 0; i < a.size(); ++i) differ += std::memcmp(&a[i], &b[i], sizeof(double)) != 0;
+        EXPECT_EQ(differ, 0) << what << " output " << o << ": elements whose bits differ from unroll 1";
+      }
+      if (unroll == 1)
+        for (const auto& out : r.outputs) first.push_back(out.got);
     }
   }
 }

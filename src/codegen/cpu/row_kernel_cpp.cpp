@@ -2,7 +2,10 @@
 // symbolic scalar that prints ISA-generic C++ (GCC vector operators for
 // + - * /, overloaded axon_* helpers for the rest), once per loop flavour:
 // the full-vector loop, the masked AVX-512 tail, and scalar code for
-// per-row values and AVX2/scalar tails.
+// per-row values and AVX2/scalar tails. A step over several vectors (the
+// reductions' four chains, the output pass's unroll) prints VExprs of a
+// tuple type, axon_t<V, N>, whose instructions interleave (docs/loop_ir.md,
+// "Interleaved vectors").
 #include "codegen/cpu/row_kernel_cpp.h"
 
 #include <algorithm>
@@ -28,11 +31,17 @@ namespace {
 // How a loop body reads, writes and broadcasts.
 enum class Flavor { V512, V512Masked, V256, Scalar };
 
-std::string vtype(Flavor f) {
-  return f == Flavor::Scalar ? "float" : f == Flavor::V256 ? "__m256" : "__m512";
+// n > 1: a tuple of n vectors of flavour f (V256 or V512), one value that the
+// tuple helpers below and vector_math.h's axon_t overloads act on lane by lane.
+std::string vtype(Flavor f, int n = 1) {
+  const std::string v = f == Flavor::Scalar ? "float" : f == Flavor::V256 ? "__m256" : "__m512";
+  return n > 1 ? "axon_t<" + v + ", " + std::to_string(n) + ">" : v;
 }
+// The tuple helpers' suffix: the vector width, and the tuple size.
+std::string tsuffix(Flavor f, int n) { return std::string(f == Flavor::V256 ? "256" : "512") + "<" + std::to_string(n) + ">"; }
 int lanes(Flavor f) { return f == Flavor::Scalar ? 1 : f == Flavor::V256 ? 8 : 16; }
-std::string splat(Flavor f, const std::string& x) {
+std::string splat(Flavor f, const std::string& x, int n = 1) {
+  if (n > 1) return "axon_tsplat" + tsuffix(f, n) + "(" + x + ")";
   switch (f) {
     case Flavor::V512:
     case Flavor::V512Masked: return "_mm512_set1_ps(" + x + ")";
@@ -40,7 +49,8 @@ std::string splat(Flavor f, const std::string& x) {
     default: return x;
   }
 }
-std::string load(Flavor f, const std::string& p) {
+std::string load(Flavor f, const std::string& p, int n = 1) {
+  if (n > 1) return "axon_tloadu" + tsuffix(f, n) + "(" + p + ")";
   switch (f) {
     case Flavor::V512: return "_mm512_loadu_ps(" + p + ")";
     case Flavor::V512Masked: return "_mm512_maskz_loadu_ps(m, " + p + ")";
@@ -50,7 +60,8 @@ std::string load(Flavor f, const std::string& p) {
 }
 
 // A bool buffer read as the truth values 1.0f / 0.0f.
-std::string load_bool(Flavor f, const std::string& p) {
+std::string load_bool(Flavor f, const std::string& p, int n = 1) {
+  if (n > 1) return "axon_tload_bool" + tsuffix(f, n) + "(" + p + ")";
   const std::string bytes = "reinterpret_cast<const __m128i*>(" + p + ")";
   switch (f) {
     case Flavor::V512: return "_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(" + bytes + ")))";
@@ -77,8 +88,9 @@ struct VExpr {
   Flavor f = Flavor::Scalar;
   bool lit = false;
   double v = 0;
+  int n = 1;  // > 1: a tuple of n vectors
 };
-VExpr mk(const VExpr& like, std::string s) { return VExpr{std::move(s), like.f}; }
+VExpr mk(const VExpr& like, std::string s) { return VExpr{std::move(s), like.f, false, 0, like.n}; }
 VExpr call(const char* fn, const VExpr& a) { return mk(a, std::string(fn) + "(" + a.s + ")"); }
 VExpr call(const char* fn, const VExpr& a, const VExpr& b) { return mk(a, std::string(fn) + "(" + a.s + ", " + b.s + ")"); }
 
@@ -96,7 +108,7 @@ VExpr cos(const VExpr& a) { return call("axon_lcos", a); }
 VExpr floor(const VExpr& a) { return call("axon_lfloor", a); }
 VExpr abs_of(const VExpr& a) { return call("axon_labs", a); }
 VExpr make_scalar(double v, const VExpr& like) {
-  VExpr e = mk(like, splat(like.f, float_literal(v)));
+  VExpr e = mk(like, splat(like.f, float_literal(v), like.n));
   e.lit = true;
   e.v = static_cast<float>(v);
   return e;
@@ -198,6 +210,65 @@ static inline __m512 axon_lor(__m512 a, __m512 b) { return _mm512_maskz_mov_ps(a
 static inline __m512 axon_lnot(__m512 a) { return _mm512_maskz_mov_ps((__mmask16)~axon_truth(a), _mm512_set1_ps(1.f)); }
 static inline __m512 axon_lwhere(__m512 c, __m512 a, __m512 b) { return _mm512_mask_blend_ps(axon_truth(c), b, a); }
 )";
+
+const char* kHelpersTuple = R"(
+// Tuples of vectors (axon_t, defined with the vector math): arithmetic and
+// the helpers above lane by lane. The loops have a constant trip count and
+// unroll, so a tuple is N registers and each step is printed N times.
+#define AXON_T_EACH(stmt) _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) stmt;
+#define AXON_T_OP(op)                                                                     \
+  template <class V, int N> static inline __attribute__((always_inline)) axon_t<V, N> operator op(axon_t<V, N> a, axon_t<V, N> b) { \
+    AXON_T_EACH(a.v[i] = a.v[i] op b.v[i]) return a;                                      \
+  }
+AXON_T_OP(+) AXON_T_OP(-) AXON_T_OP(*) AXON_T_OP(/)
+template <class V, int N> static inline axon_t<V, N> operator-(axon_t<V, N> a) { AXON_T_EACH(a.v[i] = -a.v[i]) return a; }
+#define AXON_T_FN1(name) \
+  template <class V, int N> static inline axon_t<V, N> name(axon_t<V, N> a) { AXON_T_EACH(a.v[i] = name(a.v[i])) return a; }
+#define AXON_T_FN2(name)                                                                   \
+  template <class V, int N> static inline axon_t<V, N> name(axon_t<V, N> a, axon_t<V, N> b) { \
+    AXON_T_EACH(a.v[i] = name(a.v[i], b.v[i])) return a;                                   \
+  }
+AXON_T_FN2(axon_lt) AXON_T_FN2(axon_le) AXON_T_FN2(axon_gt) AXON_T_FN2(axon_ge) AXON_T_FN2(axon_eq) AXON_T_FN2(axon_ne)
+AXON_T_FN2(axon_land) AXON_T_FN2(axon_lor) AXON_T_FN1(axon_lisnan) AXON_T_FN1(axon_lnot)
+template <class V, int N> static inline axon_t<V, N> axon_lwhere(axon_t<V, N> c, axon_t<V, N> a, axon_t<V, N> b) {
+  AXON_T_EACH(a.v[i] = axon_lwhere(c.v[i], a.v[i], b.v[i])) return a;
+}
+)";
+
+std::string tuple_memory_helpers(int bits) {
+  std::string s;
+  if (bits == 256) s += R"(// N consecutive __m256 vectors at p: loads, stores (streamed where aligned) and a splat.
+template <int N> static inline axon_t<__m256, N> axon_tsplat256(float x) { axon_t<__m256, N> r; AXON_T_EACH(r.v[i] = _mm256_set1_ps(x)) return r; }
+template <int N> static inline axon_t<__m256, N> axon_tloadu256(const float* p) { axon_t<__m256, N> r; AXON_T_EACH(r.v[i] = _mm256_loadu_ps(p + 8 * i)) return r; }
+template <int N> static inline axon_t<__m256, N> axon_tload256(const float* p) { axon_t<__m256, N> r; AXON_T_EACH(r.v[i] = _mm256_load_ps(p + 8 * i)) return r; }
+template <int N, class P> static inline axon_t<__m256, N> axon_tload_bool256(const P* p) {
+  axon_t<__m256, N> r;
+  AXON_T_EACH(r.v[i] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8 * i)))))
+  return r;
+}
+template <int N> static inline void axon_tstoreu256(float* p, axon_t<__m256, N> v) { AXON_T_EACH(_mm256_storeu_ps(p + 8 * i, v.v[i])) }
+template <int N> static inline void axon_tstore256(float* p, axon_t<__m256, N> v) { AXON_T_EACH(_mm256_store_ps(p + 8 * i, v.v[i])) }
+template <int N> static inline void axon_tstream256(float* p, axon_t<__m256, N> v) {
+  AXON_T_EACH(if ((reinterpret_cast<uintptr_t>(p + 8 * i) & 31) == 0) _mm256_stream_ps(p + 8 * i, v.v[i]); else _mm256_storeu_ps(p + 8 * i, v.v[i]))
+}
+)";
+  if (bits == 512) s += R"(// N consecutive __m512 vectors at p: loads, stores (streamed where aligned) and a splat.
+template <int N> static inline axon_t<__m512, N> axon_tsplat512(float x) { axon_t<__m512, N> r; AXON_T_EACH(r.v[i] = _mm512_set1_ps(x)) return r; }
+template <int N> static inline axon_t<__m512, N> axon_tloadu512(const float* p) { axon_t<__m512, N> r; AXON_T_EACH(r.v[i] = _mm512_loadu_ps(p + 16 * i)) return r; }
+template <int N> static inline axon_t<__m512, N> axon_tload512(const float* p) { axon_t<__m512, N> r; AXON_T_EACH(r.v[i] = _mm512_load_ps(p + 16 * i)) return r; }
+template <int N, class P> static inline axon_t<__m512, N> axon_tload_bool512(const P* p) {
+  axon_t<__m512, N> r;
+  AXON_T_EACH(r.v[i] = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)))))
+  return r;
+}
+template <int N> static inline void axon_tstoreu512(float* p, axon_t<__m512, N> v) { AXON_T_EACH(_mm512_storeu_ps(p + 16 * i, v.v[i])) }
+template <int N> static inline void axon_tstore512(float* p, axon_t<__m512, N> v) { AXON_T_EACH(_mm512_store_ps(p + 16 * i, v.v[i])) }
+template <int N> static inline void axon_tstream512(float* p, axon_t<__m512, N> v) {
+  AXON_T_EACH(if ((reinterpret_cast<uintptr_t>(p + 16 * i) & 63) == 0) _mm512_stream_ps(p + 16 * i, v.v[i]); else _mm512_storeu_ps(p + 16 * i, v.v[i]))
+}
+)";
+  return s;
+}
 
 class Emitter {
  public:
@@ -309,6 +380,7 @@ class Emitter {
     s += kHelpersScalar;
     if (o_.vector_bits >= 256) s += kHelpers256;
     if (o_.vector_bits == 512) s += kHelpers512;
+    if (o_.vector_bits >= 256) s += kHelpersTuple + tuple_memory_helpers(o_.vector_bits);
     s += "\n" + abi_.definition + " {\n" + b.str() + "}\n";
     ks.source = std::move(s);
     return ks;
@@ -344,29 +416,30 @@ class Emitter {
   // to `const V vN` lines in `body` (memo per loop body); PerRow/Uniform nodes are
   // the scalars s<N> defined earlier.
   VExpr leaf_or_scalar(NodeId id, Level l, Flavor f) const {
-    VExpr like{"", f};
+    const VExpr like = named("", f);
+    const int n = like.n;
     const Node& nd = g_[id];
     if (nd.op == Op::Constant) return make_scalar(nd.attrs.value, like);
     if (nd.op == Op::Param) {
       const std::string p = param_ptr(id);
       if (nd.type.dtype == DType::Bool) {
         switch (l) {
-          case Level::Row: return mk(like, load_bool(f, p + " + r * cols + c"));
-          case Level::RowTile: return mk(like, load_bool(f, p + " + (r % tile_rows) * cols + c"));
-          case Level::PerCol: return mk(like, load_bool(f, p + " + c"));
-          case Level::PerRow: return mk(like, splat(f, "static_cast<float>(" + p + "[r])"));
-          default: return mk(like, splat(f, "static_cast<float>(" + p + "[0])"));
+          case Level::Row: return mk(like, load_bool(f, p + " + r * cols + c", n));
+          case Level::RowTile: return mk(like, load_bool(f, p + " + (r % tile_rows) * cols + c", n));
+          case Level::PerCol: return mk(like, load_bool(f, p + " + c", n));
+          case Level::PerRow: return mk(like, splat(f, "static_cast<float>(" + p + "[r])", n));
+          default: return mk(like, splat(f, "static_cast<float>(" + p + "[0])", n));
         }
       }
       switch (l) {
-        case Level::Row: return mk(like, load(f, p + " + r * cols + c"));
-        case Level::RowTile: return mk(like, load(f, p + " + (r % tile_rows) * cols + c"));
-        case Level::PerCol: return mk(like, load(f, p + " + c"));
-        case Level::PerRow: return mk(like, splat(f, p + "[r]"));
-        default: return mk(like, splat(f, p + "[0]"));
+        case Level::Row: return mk(like, load(f, p + " + r * cols + c", n));
+        case Level::RowTile: return mk(like, load(f, p + " + (r % tile_rows) * cols + c", n));
+        case Level::PerCol: return mk(like, load(f, p + " + c", n));
+        case Level::PerRow: return mk(like, splat(f, p + "[r]", n));
+        default: return mk(like, splat(f, p + "[0]", n));
       }
     }
-    return mk(like, splat(f, "s" + std::to_string(id)));
+    return mk(like, splat(f, "s" + std::to_string(id), n));
   }
 
   VExpr node_value(NodeId id, Flavor f, std::map<NodeId, std::string>* memo, std::ostringstream* body,
@@ -384,7 +457,7 @@ class Emitter {
       // division per element costs more than the rest of a softmax pass;
       // the extra rounding, under 1.5 ulp, is inside every budget).
       VExpr d;
-      if (scalar_operand(id, 1, &d)) return args[0] * mk(args[0], splat(f, "(1.0f / " + d.s + ")"));
+      if (scalar_operand(id, 1, &d)) return args[0] * mk(args[0], splat(f, "(1.0f / " + d.s + ")", n_of(f)));
     }
     return body_of(nd, args, f);
   }
@@ -407,7 +480,7 @@ class Emitter {
       const std::string scale = c.lit ? float_literal(c.v * 1.4426950408889634)
                                       : "static_cast<float>(static_cast<double>(" + c.s + ") * 1.4426950408889634)";
       const VExpr v = operand(m, 1 - idx, f, memo, body, in);
-      *out = call("axon_vexp2", v * mk(v, splat(f, scale)));
+      *out = call("axon_vexp2", v * mk(v, splat(f, scale, n_of(f))));
       return true;
     }
     return false;
@@ -427,7 +500,7 @@ class Emitter {
     return l == Level::PerRow || l == Level::Uniform;
   }
   VExpr body_of(const Node& nd, const std::vector<VExpr>& args, Flavor f) const {
-    return ir::body<VExpr>(nd, args, VExpr{"", f});
+    return ir::body<VExpr>(nd, args, named("", f));
   }
   VExpr operand(NodeId consumer, int idx, Flavor f, std::map<NodeId, std::string>* memo, std::ostringstream* body,
                 const std::string& in) {
@@ -440,13 +513,13 @@ class Emitter {
   VExpr bound(NodeId a, Flavor f, std::map<NodeId, std::string>* memo, std::ostringstream* body,
               const std::string& in) {
     auto it = memo->find(a);
-    if (it != memo->end()) return VExpr{it->second, f};
+    if (it != memo->end()) return named(it->second, f);
     if (bound_log_) bound_log_->insert(a);
     if (stored_.count(a)) {  // an earlier pass left this row of %a in its scratch
       std::string name = "v" + std::to_string(a);
-      *body << in << "const " << vtype(f) << " " << name << " = " << scratch_load(f, a) << ";\n";
+      *body << in << "const " << vtype(f, n_of(f)) << " " << name << " = " << scratch_load(f, a) << ";\n";
       (*memo)[a] = name;
-      return VExpr{name, f};
+      return named(name, f);
     }
     VExpr v = node_value(a, f, memo, body, in);
     if (g_[a].op == Op::Reshape || g_[a].op == Op::Broadcast) {  // a new name for the same value
@@ -454,14 +527,18 @@ class Emitter {
       return v;
     }
     std::string name = "v" + std::to_string(a);
-    *body << in << "const " << vtype(f) << " " << name << " = " << v.s << ";\n";
+    *body << in << "const " << vtype(f, n_of(f)) << " " << name << " = " << v.s << ";\n";
     (*memo)[a] = name;
     if (reuse_.count(a)) {
       *body << in << scratch_store(f, a, name) << "\n";
       storing_.insert(a);
     }
-    return VExpr{name, f};
+    return named(name, f);
   }
+  // The tuple size of flavour f in the body being printed: n_ for the
+  // kernel's vector flavour, 1 for masked and scalar code.
+  int n_of(Flavor f) const { return f == vec_ && f != Flavor::Scalar ? n_ : 1; }
+  VExpr named(std::string s, Flavor f) const { return VExpr{std::move(s), f, false, 0, n_of(f)}; }
 
   // Row-level values worth keeping between passes: bound in two or more
   // passes, and their recomputation would evaluate a transcendental or a
@@ -501,6 +578,7 @@ class Emitter {
   int64_t padded_cols() const { return (k_.cols + 15) / 16 * 16; }
   std::string scratch_load(Flavor f, NodeId a) const {
     const std::string p = "t" + std::to_string(a) + " + c";
+    if (n_of(f) > 1) return "axon_tload" + tsuffix(f, n_of(f)) + "(" + p + ")";
     switch (f) {
       case Flavor::V512: return "_mm512_load_ps(" + p + ")";
       case Flavor::V512Masked: return "_mm512_maskz_load_ps(m, " + p + ")";
@@ -510,6 +588,7 @@ class Emitter {
   }
   std::string scratch_store(Flavor f, NodeId a, const std::string& v) const {
     const std::string p = "t" + std::to_string(a) + " + c";
+    if (n_of(f) > 1) return "axon_tstore" + tsuffix(f, n_of(f)) + "(" + p + ", " + v + ");";
     switch (f) {
       case Flavor::V512: return "_mm512_store_ps(" + p + ", " + v + ");";
       case Flavor::V512Masked: return "_mm512_mask_store_ps(" + p + ", m, " + v + ");";
@@ -530,15 +609,21 @@ class Emitter {
   // folding into `vacc` (its vector accumulator; the scalar one in scalar
   // code), or, for red == -1, the stores of the row outputs. Accumulator
   // names carry sfx_, so that the rows of a group keep theirs apart.
-  std::string loop_body(NodeId red, Flavor f, const std::string& in2, const std::string& vacc) {
+  // With n > 1 the body is one step over n vectors (a tuple; vacc names
+  // one too), with a prefetch per 64-byte line of the step.
+  std::string loop_body(NodeId red, Flavor f, const std::string& in2, const std::string& vacc, int n = 1) {
+    n_ = n;
     std::map<NodeId, std::string> memo;
     std::ostringstream body;
+    const int lines = std::max(1, n * lanes(f) * 4 / 64);
+    auto line = [&](int i) { return i == 0 ? std::string() : " + " + std::to_string(16 * i); };
     if (prefetch_now_ && f == vec_ && f != Flavor::Scalar) {
       // The rows the next group's first pass will read, fetched while this
       // pass computes from cache (the last row fetches itself again).
       for (const std::string& p : row_params())
-        body << in2 << "_mm_prefetch(reinterpret_cast<const char*>(" << p << " + std::min<int64_t>(r + " << group_ << ", "
-             << k_.rows - 1 << ") * cols + c), _MM_HINT_T0);\n";
+        for (int i = 0; i < lines; ++i)
+          body << in2 << "_mm_prefetch(reinterpret_cast<const char*>(" << p << " + std::min<int64_t>(r + " << group_ << ", "
+               << k_.rows - 1 << ") * cols + c" << line(i) << "), _MM_HINT_T0);\n";
     }
     if (stream_now_ && o_.stream_prefetch > 0 && f == vec_ && f != Flavor::Scalar) {
       // This pass brings the rows in from memory: fetch further ahead,
@@ -547,18 +632,25 @@ class Emitter {
       // end, where a prefetch is dropped (it never faults); clamping it
       // cost s7 7% (0.524 -> 0.563 ms interleaved).
       for (const std::string& p : row_params())
-        body << in2 << "_mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(" << p
-             << " + r * cols + c) + " << o_.stream_prefetch << "), _MM_HINT_NTA);\n";
+        for (int i = 0; i < lines; ++i)
+          body << in2 << "_mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(" << p
+               << " + r * cols + c" << line(i) << ") + " << o_.stream_prefetch << "), _MM_HINT_NTA);\n";
     }
     if (red >= 0) {
       VExpr x = operand(red, 0, f, &memo, &body, in2);
       const Combine c = reduction_domain(g_, g_[red]).combine;
       const std::string acc = f == Flavor::Scalar ? "acc_s" + sfx_ : vacc;
       if ((c == Combine::Max || c == Combine::Min) && f != Flavor::Scalar) {
-        body << in2 << "const " << vtype(f) << " x = " << x.s << ";\n" << in2 << extremum_step(c, f, acc) << "\n";
+        body << in2 << "const " << vtype(f, n_of(f)) << " x = " << x.s << ";\n";
+        if (n_of(f) == 1) body << in2 << extremum_step(c, f, acc, "x") << "\n";
+        for (int i = 0; i < n_of(f) && n_of(f) > 1; ++i) {
+          const std::string m = ".v[" + std::to_string(i) + "]";
+          body << in2 << extremum_step(c, f, acc + m, "x" + m) << "\n";
+        }
+        n_ = 1;
         return body.str();
       }
-      VExpr step = combine_step<VExpr>(c, VExpr{acc, f}, x);
+      VExpr step = combine_step<VExpr>(c, named(acc, f), x);
       if (f == Flavor::V512Masked) body << in2 << acc << " = _mm512_mask_mov_ps(" << acc << ", m, " << step.s << ");\n";
       else body << in2 << acc << " = " << step.s << ";\n";
     } else {
@@ -570,6 +662,7 @@ class Emitter {
         body << in2 << store(f, p, v.s) << "\n";
       }
     }
+    n_ = 1;
     return body.str();
   }
 
@@ -582,12 +675,15 @@ class Emitter {
       // kAccumulators independent chains, so that the loop runs at the
       // adder's throughput, not its latency (the fold is not reassociated
       // by the compiler); emit_reduction combines them after the loop.
+      // The chains are one tuple step (chain a takes the vector at c + a w),
+      // so that their instructions interleave (kHelpersTuple).
+      const std::string t = "acc_t" + sfx_;
       b << in << "for (; c + " << kAccumulators * w << " <= cols; c += " << kAccumulators * w << ") {\n";
-      b << in << "  const int64_t c_ = c;\n";
-      for (int a = 0; a < kAccumulators; ++a) {
-        b << in << "  {\n" << in << "    const int64_t c = c_ + " << a * w << ";\n";
-        b << loop_body(red, vec_, in + "    ", accumulator(a)) << in << "  }\n";
-      }
+      b << in << "  " << vtype(vec_, kAccumulators) << " " << t << " = {{";
+      for (int a = 0; a < kAccumulators; ++a) b << (a ? ", " : "") << accumulator(a);
+      b << "}};\n";
+      b << loop_body(red, vec_, in + "  ", t, kAccumulators);
+      for (int a = 0; a < kAccumulators; ++a) b << in << "  " << accumulator(a) << " = " << t << ".v[" << a << "];\n";
       b << in << "}\n";
     }
     emit_tail_loops(red, b, in);
@@ -598,7 +694,14 @@ class Emitter {
   void emit_tail_loops(NodeId red, std::ostringstream& b, const std::string& in) {
     const int w = lanes(vec_);
     if (vec_ != Flavor::Scalar) {
-      if (o_.unroll > 1) b << "#pragma GCC unroll " << o_.unroll << "\n";
+      if (red < 0 && o_.unroll > 1) {
+        // The output pass unrolls as a tuple step of `unroll` vectors, whose
+        // instructions interleave (kHelpersTuple); then one vector at a time.
+        b << in << "for (; c + " << o_.unroll * w << " <= cols; c += " << o_.unroll * w << ") {\n"
+          << loop_body(red, vec_, in + "  ", accumulator(0), o_.unroll) << in << "}\n";
+      } else if (o_.unroll > 1) {
+        b << "#pragma GCC unroll " << o_.unroll << "\n";
+      }
       b << in << "for (; c + " << w << " <= cols; c += " << w << ") {\n"
         << loop_body(red, vec_, in + "  ", accumulator(0)) << in << "}\n";
       if (k_.cols % w != 0 && vec_ == Flavor::V512) {
@@ -616,24 +719,33 @@ class Emitter {
   // hardware max keeps acc when x is NaN, so NaN lanes are counted in
   // `nan` and make the result NaN after the loop; ties keep acc, as the
   // definition's gt(x, acc) ? x : acc does.
-  std::string extremum_step(Combine c, Flavor f, const std::string& acc) const {
+  std::string extremum_step(Combine c, Flavor f, const std::string& acc, const std::string& x) const {
     const std::string op = c == Combine::Max ? "max" : "min";
     const std::string nan = "nan" + sfx_;
     switch (f) {
       case Flavor::V512:
-        return acc + " = _mm512_" + op + "_ps(x, " + acc + "); " + nan + " |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);";
+        return acc + " = _mm512_" + op + "_ps(" + x + ", " + acc + "); " + nan + " |= _mm512_cmp_ps_mask(" + x + ", " + x +
+               ", _CMP_UNORD_Q);";
       case Flavor::V512Masked:
-        return acc + " = _mm512_mask_" + op + "_ps(" + acc + ", m, x, " + acc + "); " + nan +
-               " |= _mm512_mask_cmp_ps_mask(m, x, x, _CMP_UNORD_Q);";
+        return acc + " = _mm512_mask_" + op + "_ps(" + acc + ", m, " + x + ", " + acc + "); " + nan +
+               " |= _mm512_mask_cmp_ps_mask(m, " + x + ", " + x + ", _CMP_UNORD_Q);";
       default:
-        return acc + " = _mm256_" + op + "_ps(x, " + acc + "); " + nan + " = _mm256_or_ps(" + nan +
-               ", _mm256_cmp_ps(x, x, _CMP_UNORD_Q));";
+        return acc + " = _mm256_" + op + "_ps(" + x + ", " + acc + "); " + nan + " = _mm256_or_ps(" + nan +
+               ", _mm256_cmp_ps(" + x + ", " + x + ", _CMP_UNORD_Q));";
     }
   }
   static constexpr int kAccumulators = 4;
+  // The accumulators' suffix for row gi of a group (appended, not "_" + ...:
+  // GCC 12 warns -Wrestrict, wrongly, on that concatenation here).
+  static std::string row_suffix(int gi) {
+    std::string s = "_";
+    s += std::to_string(gi);
+    return s;
+  }
   std::string accumulator(int a) const { return (a == 0 ? "acc" : "acc" + std::to_string(a)) + sfx_; }
 
   std::string store(Flavor f, const std::string& p, const std::string& v) const {
+    if (n_of(f) > 1) return std::string(o_.nt_store ? "axon_tstream" : "axon_tstoreu") + tsuffix(f, n_of(f)) + "(" + p + ", " + v + ");";
     switch (f) {
       case Flavor::V512:
         if (o_.nt_store)
@@ -716,7 +828,7 @@ class Emitter {
     b << in << "{\n";
     const std::string in2 = in + "  ";
     for (int gi = 0; gi < G; ++gi) {
-      sfx_ = "_" + std::to_string(gi);
+      sfx_ = row_suffix(gi);
       declare_accumulators(red, chains, b, in2);
     }
     const int step = vec_ == Flavor::Scalar ? 1 : chains * w;
@@ -725,14 +837,14 @@ class Emitter {
     b << in2 << "  const int64_t c_ = c;\n";
     for (int a = 0; a < (vec_ == Flavor::Scalar ? 1 : chains); ++a)
       for (int gi = 0; gi < G; ++gi) {
-        sfx_ = "_" + std::to_string(gi);
+        sfx_ = row_suffix(gi);
         b << in2 << "  {\n" << in2 << "    const int64_t r = r0 + " << gi << ", c = c_ + " << a * w << ";\n";
         b << loop_body(red, vec_, in2 + "    ", accumulator(a)) << in2 << "  }\n";
       }
     b << in2 << "}\n";
     b << in2 << "const int64_t c_end = c;\n";
     for (int gi = 0; gi < G; ++gi) {
-      sfx_ = "_" + std::to_string(gi);
+      sfx_ = row_suffix(gi);
       b << in2 << "{\n" << in2 << "  const int64_t r = r0 + " << gi << ";\n" << in2 << "  int64_t c = c_end;\n";
       if (vec_ != Flavor::Scalar) emit_tail_loops(red, b, in2 + "  ");
       b << in2 << "  (void)r;\n";
@@ -768,6 +880,7 @@ class Emitter {
   std::set<NodeId> storing_;  // ... stored by the pass being emitted
   std::set<NodeId>* bound_log_ = nullptr;  // plan_reuse's record of the values a pass binds
   int group_ = 1;            // rows per group of the row loop
+  int n_ = 1;                // vectors per step of the loop body being printed (a tuple when > 1)
   bool prefetch_now_ = false;  // the pass being emitted prefetches the next rows (RowKernelOptions::prefetch_pass)
   bool stream_now_ = false;    // the pass being emitted reads the rows from memory (RowKernelOptions::stream_prefetch)
   std::string sfx_;          // suffix of the accumulators being emitted (a row of a group)

@@ -21,7 +21,7 @@ struct RowKernelOptions {
   int vector_bits = 512;  // 512, 256, or 0 (scalar)
   int threads = 1;        // OpenMP threads over rows (1: no parallel region)
   int row_block = 0;      // rows per OpenMP chunk (0: an even static split)
-  int unroll = 1;         // unroll factor of each pass's vector loop
+  int unroll = 1;         // vectors per step of the output pass (one interleaved tuple); unroll pragma of the remainder loops
   bool nt_store = false;  // streaming stores for row outputs (aligned vectors only)
   int row_group = 1;      // rows whose first reduction runs interleaved (when loop::leads_with_reduction)
   int prefetch_pass = 0;  // 0: none; p >= 1: pass p (in running order) prefetches the rows row_group ahead

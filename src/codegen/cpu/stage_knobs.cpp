@@ -40,7 +40,7 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
     knobs.push_back({p + "vec_axis", {0}, "scalar code (the target has no vector ISA)"});
   knobs.push_back({p + "threads", thread_values(t), "OpenMP threads over the row loop"});
   knobs.push_back({p + "row_block", {0, 1, 8, 64}, "rows per OpenMP chunk (0: even static split)"});
-  knobs.push_back({p + "unroll", {2, 1, 4}, "unroll factor of each pass's vector loop"});
+  knobs.push_back({p + "unroll", {2, 1, 4}, "vectors per step of the output pass, interleaved as one tuple"});
   if (!k.row_outputs.empty())
     knobs.push_back({p + "nt_store", {0, 1}, "1: streaming (non-temporal) stores of row outputs"});
   if (k.leads_with_reduction)

@@ -174,10 +174,74 @@ struct axon_vm_avx512 {
 };
 )AXON";
 
+constexpr const char* kTupleTraits = R"AXON(
+// N vectors of one ISA as one value. The algorithms run on axon_vm_tuple<B, N>
+// print each step for all N vectors before the next step, and take exp's
+// fast path when all N qualify (one branch), so the compiler sees N
+// independent chains in one basic block and interleaves them: on AVX2, a
+// branch per vector kept 4 unrolled exps in sequence, and their long
+// dependency chains filled the scheduler (docs/loop_ir.md, "Interleaved
+// vectors"). Each lane gets the instructions B gives it, so the bits are B's.
+template <class V, int N> struct axon_t { V v[N]; };
+#define AXON_T_EACH(R, expr) \
+  R r_;                      \
+  _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) r_.v[i] = (expr); return r_;
+template <class B, int N> struct axon_vm_tuple {
+  using V = axon_t<typename B::V, N>; using I = axon_t<typename B::I, N>; using M = axon_t<typename B::M, N>;
+  static V set(float c) { AXON_T_EACH(V, B::set(c)) }
+  static I iset(std::int32_t c) { AXON_T_EACH(I, B::iset(c)) }
+  static V add(V a, V b) { AXON_T_EACH(V, B::add(a.v[i], b.v[i])) }
+  static V sub(V a, V b) { AXON_T_EACH(V, B::sub(a.v[i], b.v[i])) }
+  static V mul(V a, V b) { AXON_T_EACH(V, B::mul(a.v[i], b.v[i])) }
+  static V div(V a, V b) { AXON_T_EACH(V, B::div(a.v[i], b.v[i])) }
+  static V fma(V a, V b, V c) { AXON_T_EACH(V, B::fma(a.v[i], b.v[i], c.v[i])) }
+  static V fnma(V a, V b, V c) { AXON_T_EACH(V, B::fnma(a.v[i], b.v[i], c.v[i])) }
+  static V fms(V a, V b, V c) { AXON_T_EACH(V, B::fms(a.v[i], b.v[i], c.v[i])) }
+  static V sqrt(V a) { AXON_T_EACH(V, B::sqrt(a.v[i])) }
+  static I as_int(V a) { AXON_T_EACH(I, B::as_int(a.v[i])) }
+  static V as_float(I a) { AXON_T_EACH(V, B::as_float(a.v[i])) }
+  static I iadd(I a, I b) { AXON_T_EACH(I, B::iadd(a.v[i], b.v[i])) }
+  static I isub(I a, I b) { AXON_T_EACH(I, B::isub(a.v[i], b.v[i])) }
+  static I iand(I a, I b) { AXON_T_EACH(I, B::iand(a.v[i], b.v[i])) }
+  static I sra23(I a) { AXON_T_EACH(I, B::sra23(a.v[i])) }
+  static V i2f(I a) { AXON_T_EACH(V, B::i2f(a.v[i])) }
+  static V abs(V a) { AXON_T_EACH(V, B::abs(a.v[i])) }
+  static V copysign(V a, V s) { AXON_T_EACH(V, B::copysign(a.v[i], s.v[i])) }
+  static V min_nan(V a, V b) { AXON_T_EACH(V, B::min_nan(a.v[i], b.v[i])) }
+  static V max_nan(V a, V b) { AXON_T_EACH(V, B::max_nan(a.v[i], b.v[i])) }
+  static V round(V a) { AXON_T_EACH(V, B::round(a.v[i])) }
+  static M lt(V a, V b) { AXON_T_EACH(M, B::lt(a.v[i], b.v[i])) }
+  static M ge(V a, V b) { AXON_T_EACH(M, B::ge(a.v[i], b.v[i])) }
+  static M eq(V a, V b) { AXON_T_EACH(M, B::eq(a.v[i], b.v[i])) }
+  static M not_ge(V a, V b) { AXON_T_EACH(M, B::not_ge(a.v[i], b.v[i])) }
+  static V select(M m, V a, V b) { AXON_T_EACH(V, B::select(m.v[i], a.v[i], b.v[i])) }
+  static V scale2(V p, V n) { AXON_T_EACH(V, B::scale2(p.v[i], n.v[i])) }
+  static V rsqrt_estimate(V a) { AXON_T_EACH(V, B::rsqrt_estimate(a.v[i])) }
+  static M pos_finite(V a) { AXON_T_EACH(M, B::pos_finite(a.v[i])) }
+  static constexpr bool has_reduce16 = B::has_reduce16;
+  static V reduce16(V t) { AXON_T_EACH(V, B::reduce16(t.v[i])) }
+  static constexpr bool has_exponent_add = B::has_exponent_add;
+  static bool all_abs_le(V a, float c) {  // every vector's test, then one branch on the conjunction
+    bool ok = true;
+    _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) ok &= B::all_abs_le(a.v[i], c);
+    return ok;
+  }
+  static I shl(I a, int s) { AXON_T_EACH(I, B::shl(a.v[i], s)) }
+  static V add_exponent(V p, I n) { AXON_T_EACH(V, B::add_exponent(p.v[i], n.v[i])) }
+  static V table16(const float* tab, V u) { AXON_T_EACH(V, B::table16(tab, u.v[i])) }
+  static V scale2_floor(V p, V k) { AXON_T_EACH(V, B::scale2_floor(p.v[i], k.v[i])) }
+};
+#undef AXON_T_EACH
+)AXON";
+
 // The algorithms, once for every ISA. Coefficients: tools/fit_vector_math.py.
 constexpr const char* kAlgorithms = R"AXON(
+// Every routine is inlined into its caller: on a tuple (axon_vm_tuple) it is
+// N times the code, past what GCC inlines on its own, and a call would take
+// the tuples through memory (s6 SiLU ran 2x slower so).
+#define AXON_VM_INLINE __attribute__((always_inline))
 // exp: x = n ln2 + r, |r| <= ln2/2; e^r = 1 + r + r^2 P(r); result r-part * 2^n.
-template <class T> static inline typename T::V axon_vm_exp_of_reduced(typename T::V x, typename T::V n) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_exp_of_reduced(typename T::V x, typename T::V n) {
   using V = typename T::V;
   V r = T::fnma(n, T::set(0x1.62e43p-1f), x);
   r = T::fnma(n, T::set(-0x1.05c61p-29f), r);
@@ -197,7 +261,7 @@ template <class T> static inline typename T::V axon_vm_exp_of_reduced(typename T
 // 1.5 * 2^23 rounds x log2 e to the nearest even integer n, as round does,
 // and leaves n in the low bits of u, so u << 23 is n << 23. Same bits as the
 // general path; a vector with any lane out of range (or NaN) takes that.
-template <class T> static inline typename T::V axon_vm_exp(typename T::V x) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_exp(typename T::V x) {
   using V = typename T::V;
   if constexpr (T::has_exponent_add) {
     if (T::all_abs_le(x, 86.0f)) {
@@ -216,7 +280,7 @@ template <class T> static inline typename T::V axon_vm_exp(typename T::V x) {
 // from a 16-entry table and 2^f = 1 + f Q(f), Q of degree 2. Adding 1.5 * 2^19
 // rounds t to the 1/16 grid and leaves 16 k in the low mantissa bits of u
 // (j in the low 4). This part returns 2^(j/16) 2^f, in [0.97, 2).
-template <class T> static inline typename T::V axon_vm_exp2_fraction(typename T::V t, typename T::V u, typename T::V k) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_exp2_fraction(typename T::V t, typename T::V u, typename T::V k) {
   using V = typename T::V;
   static const float tab[16] = {
       0x1p+0f,       0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,  0x1.3dea64p+0f,
@@ -236,7 +300,7 @@ template <class T> static inline typename T::V axon_vm_exp2_fraction(typename T:
 // [-125, 125] and a normal result. (16 k) << 19 is floor(k) << 23 plus j << 19
 // (the 1.5 * 2^19 in u's high bits shifts out), so masking the low 23 bits
 // leaves floor(k) << 23: the floor of a two's-complement fixed-point number.
-template <class T> static inline typename T::V axon_vm_exp2(typename T::V t) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_exp2(typename T::V t) {
   using V = typename T::V;
   if constexpr (T::has_exponent_add) {
     if (T::all_abs_le(t, 125.0f)) {
@@ -257,7 +321,7 @@ template <class T> static inline typename T::V axon_vm_exp2(typename T::V t) {
 
 // log: x = 2^e m, m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact);
 // log(1+f) = f - f^2/2 + f^3 P(f); result e ln2 + log(1+f).
-template <class T> static inline typename T::V axon_vm_log(typename T::V x) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_log(typename T::V x) {
   using V = typename T::V; using I = typename T::I;
   auto sub = T::lt(x, T::set(0x1p-126f));  // subnormals: scale into the normal range
   V xs = T::select(sub, T::mul(x, T::set(0x1p23f)), x);
@@ -285,7 +349,7 @@ template <class T> static inline typename T::V axon_vm_log(typename T::V x) {
 }
 
 // tanh: |x| < 0.625: x + x^3 P(x^2); else 1 - 2/(e^{2|x|} + 1) with the sign of x.
-template <class T> static inline typename T::V axon_vm_tanh(typename T::V x) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_tanh(typename T::V x) {
   using V = typename T::V;
   V a = T::abs(x);  // tanh(|x|), then the sign of x (so that tanh(-0) = -0)
   V x2 = T::mul(a, a);
@@ -303,7 +367,7 @@ template <class T> static inline typename T::V axon_vm_tanh(typename T::V x) {
 
 // sigmoid: e = exp(-|x|); x >= 0: 1/(1+e), else e/(1+e) (no overflow, and
 // subnormal results for x < -87.3 come out of exp itself).
-template <class T> static inline typename T::V axon_vm_sigmoid(typename T::V x) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_sigmoid(typename T::V x) {
   using V = typename T::V;
   V e = axon_vm_exp<T>(T::sub(T::set(0.0f), T::abs(x)));
   V num = T::select(T::ge(x, T::set(0.0f)), T::set(1.0f), e);
@@ -315,7 +379,7 @@ template <class T> static inline typename T::V axon_vm_sigmoid(typename T::V x) 
 // residual is computed almost exactly (x y0 split into t + te by an FMA).
 // Lanes that are not positive finite keep the estimate, which is exact there
 // (+0 -> +inf, -0 -> -inf, inf -> 0, negative or NaN -> NaN).
-template <class T> static inline typename T::V axon_vm_rsqrt(typename T::V x) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_rsqrt(typename T::V x) {
   using V = typename T::V;
   V y0 = T::rsqrt_estimate(x);
   V t = T::mul(x, y0);
@@ -328,7 +392,7 @@ template <class T> static inline typename T::V axon_vm_rsqrt(typename T::V x) {
 
 // erf: |x| < 1: x + x P(x^2); else 1 - exp(R(|x| - 2.5)) with R ~ log erfc,
 // |x| clamped to 3.95 where erf rounds to 1, with the sign of x.
-template <class T> static inline typename T::V axon_vm_erf(typename T::V x) {
+template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_erf(typename T::V x) {
   using V = typename T::V;
   V a = T::abs(x);
   V x2 = T::mul(x, x);
@@ -357,7 +421,10 @@ template <class T> static inline typename T::V axon_vm_erf(typename T::V x) {
 }
 )AXON";
 
-// The public names, one overload set per ISA.
+// A tuple overload is inlined into its caller, as the routines are (AXON_VM_INLINE).
+constexpr const char* kTupleAttributes = "__attribute__((always_inline))";
+
+// The public names, one overload set per ISA, and one for tuples of its vectors.
 std::string overloads(const char* vtype, const char* traits) {
   std::string out;
   const char* names[] = {"exp", "log", "tanh", "sigmoid", "rsqrt", "erf", "exp2"};
@@ -365,6 +432,13 @@ std::string overloads(const char* vtype, const char* traits) {
     out += std::string("static inline ") + vtype + " axon_v" + n + "(" + vtype + " x) { return axon_vm_" + n + "<" +
            traits + ">(x); }\n";
   out += std::string("static inline ") + vtype + " axon_vsqrt(" + vtype + " x) { return " + traits + "::sqrt(x); }\n";
+  if (std::string(vtype) == "float") return out;
+  const std::string tv = std::string("axon_t<") + vtype + ", N>", tt = std::string("axon_vm_tuple<") + traits + ", N>";
+  for (const char* n : names)
+    out += std::string("template <int N> static inline ") + kTupleAttributes + " " + tv + " axon_v" + n + "(" + tv +
+           " x) { return axon_vm_" + n + "<" + tt + ">(x); }\n";
+  out += std::string("template <int N> static inline ") + kTupleAttributes + " " + tv + " axon_vsqrt(" + tv + " x) { return " + tt +
+         "::sqrt(x); }\n";
   return out;
 }
 
@@ -378,6 +452,7 @@ std::string vector_math_source(int vector_bits) {
   std::string s = "#ifndef AXON_VM_SCALAR\n#define AXON_VM_SCALAR\n";
   s += kScalarTraits;
   s += kAlgorithms;
+  s += kTupleTraits;
   s += overloads("float", "axon_vm_f32");
   s += "#endif\n";
   if (vector_bits >= 256) {

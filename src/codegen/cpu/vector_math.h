@@ -23,7 +23,9 @@ namespace axon::codegen {
 ///   axon_vexp, axon_vlog, axon_vtanh, axon_vsigmoid, axon_vsqrt, axon_vrsqrt, axon_verf
 /// overloaded for `float` always, for `__m256` when vector_bits >= 256
 /// (AVX2 and FMA instructions only) and for `__m512` when vector_bits == 512
-/// (AVX-512F). Semantics are the IR ops' (ops.def): sigmoid(x) = 1/(1+exp(-x)),
+/// (AVX-512F), and for tuples axon_t<__m256, N> / axon_t<__m512, N> of N
+/// vectors, run as one interleaved instruction stream with the bits of one
+/// vector at a time (docs/loop_ir.md). Semantics are the IR ops' (ops.def): sigmoid(x) = 1/(1+exp(-x)),
 /// rsqrt(x) = 1/sqrt(x); special values as libm (overflow to inf, gradual
 /// underflow to subnormals and 0, NaN in → NaN out, log(±0) = -inf,
 /// log(x<0) = sqrt(x<0) = NaN, tanh, sigmoid and erf saturate without NaN).
