@@ -360,6 +360,39 @@ TEST(cpu_codegen, tupleStepsGiveTheBitsOfOneVectorAtATime) {
   }
 }
 
+// AVX-512 kernels compile on any host (g++ needs only the flags), so a host
+// without AVX-512 still checks that their tuple steps, masks and masked
+// tails type-check: reductions (max, sum, the four chains as a tuple), bool
+// inputs, exp's and exp2's tuples, for unroll 1, 2 and 4 and row groups. A
+// host with AVX-512 also runs them against the budget.
+TEST(cpu_codegen, avx512KernelsCompileOnEveryHost) {
+  ir::Graph g = parse(
+      "import numpy as np\n\ndef f(X: \"f32[9, 203]\", B: \"bool[9, 203]\"):\n"
+      "    e = np.exp(X - np.max(X, axis=-1, keepdims=True))\n"
+      "    return e / np.sum(e, axis=-1, keepdims=True), "
+      "np.where(B, np.tanh(X) * np.exp(X * 0.5), np.sqrt(X * X) + np.log(X * X))\n");
+  target::Target t = host();
+  t.isa.avx512f = t.isa.avx512bw = t.isa.avx512vl = t.isa.avx512dq = true;
+  ASSERT_EQ(t.isa.vector_bits(), 512);
+  const bool runs = host().isa.vector_bits() == 512;
+  for (int unroll : {1, 2, 4})
+    for (int group : {1, 4}) {
+      schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+      s["k0.unroll"] = unroll;
+      s["k0.row_group"] = group;
+      const std::string what = "AVX-512, unroll " + std::to_string(unroll) + ", row group " + std::to_string(group);
+      ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
+      codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+      EXPECT_NE(k.source.find("_mm512_"), std::string::npos) << what;
+      EXPECT_NE(k.source.find("axon_t<__m512, 4>"), std::string::npos) << what << ": the chains are not a tuple";
+      runtime::CompileOptions co;
+      co.flags = codegen::cpu_compile_flags(t, true);
+      std::string so;
+      EXPECT_NO_THROW(so = runtime::compile_shared(k, co)) << what;
+      if (runs && !so.empty()) test::expect_correct(g, s, t, what, 3);
+    }
+}
+
 TEST(cpu_codegen, whyIllegalNamesTheKnob) {
   ir::Graph g = load_workload("s4_rmsnorm");
   schedule::Space sp = schedule::schedule_space(g, host());
