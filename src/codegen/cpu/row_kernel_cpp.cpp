@@ -613,6 +613,10 @@ class Emitter {
   // one too), with a prefetch per 64-byte line of the step.
   std::string loop_body(NodeId red, Flavor f, const std::string& in2, const std::string& vacc, int n = 1) {
     n_ = n;
+    struct OneVectorAfter {  // n_ is 1 outside a loop body
+      int& n;
+      ~OneVectorAfter() { n = 1; }
+    } one_vector_after{n_};
     std::map<NodeId, std::string> memo;
     std::ostringstream body;
     const int lines = std::max(1, n * lanes(f) * 4 / 64);
@@ -641,13 +645,13 @@ class Emitter {
       const Combine c = reduction_domain(g_, g_[red]).combine;
       const std::string acc = f == Flavor::Scalar ? "acc_s" + sfx_ : vacc;
       if ((c == Combine::Max || c == Combine::Min) && f != Flavor::Scalar) {
-        body << in2 << "const " << vtype(f, n_of(f)) << " x = " << x.s << ";\n";
-        if (n_of(f) == 1) body << in2 << extremum_step(c, f, acc, "x") << "\n";
-        for (int i = 0; i < n_of(f) && n_of(f) > 1; ++i) {
+        const int vectors = n_of(f);
+        body << in2 << "const " << vtype(f, vectors) << " x = " << x.s << ";\n";
+        if (vectors == 1) body << in2 << extremum_step(c, f, acc, "x") << "\n";
+        for (int i = 0; vectors > 1 && i < vectors; ++i) {
           const std::string m = ".v[" + std::to_string(i) + "]";
           body << in2 << extremum_step(c, f, acc + m, "x" + m) << "\n";
         }
-        n_ = 1;
         return body.str();
       }
       VExpr step = combine_step<VExpr>(c, named(acc, f), x);
@@ -662,7 +666,6 @@ class Emitter {
         body << in2 << store(f, p, v.s) << "\n";
       }
     }
-    n_ = 1;
     return body.str();
   }
 
