@@ -235,38 +235,27 @@ template <class V, int N> static inline axon_t<V, N> axon_lwhere(axon_t<V, N> c,
 }
 )";
 
+// The tuple loads, stores (streamed where aligned) and splat of one vector
+// width: N consecutive vectors at p.
 std::string tuple_memory_helpers(int bits) {
-  std::string s;
-  if (bits == 256) s += R"(// N consecutive __m256 vectors at p: loads, stores (streamed where aligned) and a splat.
-template <int N> static inline axon_t<__m256, N> axon_tsplat256(float x) { axon_t<__m256, N> r; AXON_T_EACH(r.v[i] = _mm256_set1_ps(x)) return r; }
-template <int N> static inline axon_t<__m256, N> axon_tloadu256(const float* p) { axon_t<__m256, N> r; AXON_T_EACH(r.v[i] = _mm256_loadu_ps(p + 8 * i)) return r; }
-template <int N> static inline axon_t<__m256, N> axon_tload256(const float* p) { axon_t<__m256, N> r; AXON_T_EACH(r.v[i] = _mm256_load_ps(p + 8 * i)) return r; }
-template <int N, class P> static inline axon_t<__m256, N> axon_tload_bool256(const P* p) {
-  axon_t<__m256, N> r;
-  AXON_T_EACH(r.v[i] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8 * i)))))
-  return r;
-}
-template <int N> static inline void axon_tstoreu256(float* p, axon_t<__m256, N> v) { AXON_T_EACH(_mm256_storeu_ps(p + 8 * i, v.v[i])) }
-template <int N> static inline void axon_tstore256(float* p, axon_t<__m256, N> v) { AXON_T_EACH(_mm256_store_ps(p + 8 * i, v.v[i])) }
-template <int N> static inline void axon_tstream256(float* p, axon_t<__m256, N> v) {
-  AXON_T_EACH(if ((reinterpret_cast<uintptr_t>(p + 8 * i) & 31) == 0) _mm256_stream_ps(p + 8 * i, v.v[i]); else _mm256_storeu_ps(p + 8 * i, v.v[i]))
-}
-)";
-  if (bits == 512) s += R"(// N consecutive __m512 vectors at p: loads, stores (streamed where aligned) and a splat.
-template <int N> static inline axon_t<__m512, N> axon_tsplat512(float x) { axon_t<__m512, N> r; AXON_T_EACH(r.v[i] = _mm512_set1_ps(x)) return r; }
-template <int N> static inline axon_t<__m512, N> axon_tloadu512(const float* p) { axon_t<__m512, N> r; AXON_T_EACH(r.v[i] = _mm512_loadu_ps(p + 16 * i)) return r; }
-template <int N> static inline axon_t<__m512, N> axon_tload512(const float* p) { axon_t<__m512, N> r; AXON_T_EACH(r.v[i] = _mm512_load_ps(p + 16 * i)) return r; }
-template <int N, class P> static inline axon_t<__m512, N> axon_tload_bool512(const P* p) {
-  axon_t<__m512, N> r;
-  AXON_T_EACH(r.v[i] = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)))))
-  return r;
-}
-template <int N> static inline void axon_tstoreu512(float* p, axon_t<__m512, N> v) { AXON_T_EACH(_mm512_storeu_ps(p + 16 * i, v.v[i])) }
-template <int N> static inline void axon_tstore512(float* p, axon_t<__m512, N> v) { AXON_T_EACH(_mm512_store_ps(p + 16 * i, v.v[i])) }
-template <int N> static inline void axon_tstream512(float* p, axon_t<__m512, N> v) {
-  AXON_T_EACH(if ((reinterpret_cast<uintptr_t>(p + 16 * i) & 63) == 0) _mm512_stream_ps(p + 16 * i, v.v[i]); else _mm512_storeu_ps(p + 16 * i, v.v[i]))
-}
-)";
+  const std::string w = std::to_string(bits), t = "axon_t<__m" + w + ", N>", mm = "_mm" + w;
+  const std::string at = "p + " + std::to_string(bits / 32) + " * i", align = std::to_string(bits / 8 - 1);
+  const std::string widen = bits == 256 ? "_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64("
+                                        : "_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(";
+  const std::string head = "template <int N> static inline ";
+  std::string s = head + t + " axon_tsplat" + w + "(float x) { " + t + " r; AXON_T_EACH(r.v[i] = " + mm +
+                  "_set1_ps(x)) return r; }\n";
+  for (const std::string kind : {"loadu", "load"})
+    s += head + t + " axon_t" + kind + w + "(const float* p) { " + t + " r; AXON_T_EACH(r.v[i] = " + mm + "_" + kind +
+         "_ps(" + at + ")) return r; }\n";
+  s += "template <int N, class P> static inline " + t + " axon_tload_bool" + w + "(const P* p) { " + t +
+       " r; AXON_T_EACH(r.v[i] = " + widen + "reinterpret_cast<const __m128i*>(" + at + "))))) return r; }\n";
+  for (const std::string kind : {"storeu", "store"})
+    s += head + "void axon_t" + kind + w + "(float* p, " + t + " v) { AXON_T_EACH(" + mm + "_" + kind + "_ps(" + at +
+         ", v.v[i])) }\n";
+  s += head + "void axon_tstream" + w + "(float* p, " + t + " v) {\n  AXON_T_EACH(if ((reinterpret_cast<uintptr_t>(" + at +
+       ") & " + align + ") == 0) " + mm + "_stream_ps(" + at + ", v.v[i]); else " + mm + "_storeu_ps(" + at +
+       ", v.v[i]))\n}\n";
   return s;
 }
 

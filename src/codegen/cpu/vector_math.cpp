@@ -188,38 +188,22 @@ template <class V, int N> struct axon_t { V v[N]; };
   _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) r_.v[i] = (expr); return r_;
 template <class B, int N> struct axon_vm_tuple {
   using V = axon_t<typename B::V, N>; using I = axon_t<typename B::I, N>; using M = axon_t<typename B::M, N>;
+  // LIFTn(R, name, A1, ...): R name(A1 a, ...) applying B::name vector by vector.
+#define AXON_T_LIFT1(R, name, A) static R name(A a) { AXON_T_EACH(R, B::name(a.v[i])) }
+#define AXON_T_LIFT2(R, name, A, B2) static R name(A a, B2 b) { AXON_T_EACH(R, B::name(a.v[i], b.v[i])) }
+#define AXON_T_LIFT3(R, name, A) static R name(A a, V b, V c) { AXON_T_EACH(R, B::name(a.v[i], b.v[i], c.v[i])) }
   static V set(float c) { AXON_T_EACH(V, B::set(c)) }
   static I iset(std::int32_t c) { AXON_T_EACH(I, B::iset(c)) }
-  static V add(V a, V b) { AXON_T_EACH(V, B::add(a.v[i], b.v[i])) }
-  static V sub(V a, V b) { AXON_T_EACH(V, B::sub(a.v[i], b.v[i])) }
-  static V mul(V a, V b) { AXON_T_EACH(V, B::mul(a.v[i], b.v[i])) }
-  static V div(V a, V b) { AXON_T_EACH(V, B::div(a.v[i], b.v[i])) }
-  static V fma(V a, V b, V c) { AXON_T_EACH(V, B::fma(a.v[i], b.v[i], c.v[i])) }
-  static V fnma(V a, V b, V c) { AXON_T_EACH(V, B::fnma(a.v[i], b.v[i], c.v[i])) }
-  static V fms(V a, V b, V c) { AXON_T_EACH(V, B::fms(a.v[i], b.v[i], c.v[i])) }
-  static V sqrt(V a) { AXON_T_EACH(V, B::sqrt(a.v[i])) }
-  static I as_int(V a) { AXON_T_EACH(I, B::as_int(a.v[i])) }
-  static V as_float(I a) { AXON_T_EACH(V, B::as_float(a.v[i])) }
-  static I iadd(I a, I b) { AXON_T_EACH(I, B::iadd(a.v[i], b.v[i])) }
-  static I isub(I a, I b) { AXON_T_EACH(I, B::isub(a.v[i], b.v[i])) }
-  static I iand(I a, I b) { AXON_T_EACH(I, B::iand(a.v[i], b.v[i])) }
-  static I sra23(I a) { AXON_T_EACH(I, B::sra23(a.v[i])) }
-  static V i2f(I a) { AXON_T_EACH(V, B::i2f(a.v[i])) }
-  static V abs(V a) { AXON_T_EACH(V, B::abs(a.v[i])) }
-  static V copysign(V a, V s) { AXON_T_EACH(V, B::copysign(a.v[i], s.v[i])) }
-  static V min_nan(V a, V b) { AXON_T_EACH(V, B::min_nan(a.v[i], b.v[i])) }
-  static V max_nan(V a, V b) { AXON_T_EACH(V, B::max_nan(a.v[i], b.v[i])) }
-  static V round(V a) { AXON_T_EACH(V, B::round(a.v[i])) }
-  static M lt(V a, V b) { AXON_T_EACH(M, B::lt(a.v[i], b.v[i])) }
-  static M ge(V a, V b) { AXON_T_EACH(M, B::ge(a.v[i], b.v[i])) }
-  static M eq(V a, V b) { AXON_T_EACH(M, B::eq(a.v[i], b.v[i])) }
-  static M not_ge(V a, V b) { AXON_T_EACH(M, B::not_ge(a.v[i], b.v[i])) }
-  static V select(M m, V a, V b) { AXON_T_EACH(V, B::select(m.v[i], a.v[i], b.v[i])) }
-  static V scale2(V p, V n) { AXON_T_EACH(V, B::scale2(p.v[i], n.v[i])) }
-  static V rsqrt_estimate(V a) { AXON_T_EACH(V, B::rsqrt_estimate(a.v[i])) }
-  static M pos_finite(V a) { AXON_T_EACH(M, B::pos_finite(a.v[i])) }
+  AXON_T_LIFT2(V, add, V, V) AXON_T_LIFT2(V, sub, V, V) AXON_T_LIFT2(V, mul, V, V) AXON_T_LIFT2(V, div, V, V)
+  AXON_T_LIFT3(V, fma, V) AXON_T_LIFT3(V, fnma, V) AXON_T_LIFT3(V, fms, V) AXON_T_LIFT3(V, select, M)
+  AXON_T_LIFT1(V, sqrt, V) AXON_T_LIFT1(I, as_int, V) AXON_T_LIFT1(V, as_float, I) AXON_T_LIFT1(I, sra23, I)
+  AXON_T_LIFT1(V, i2f, I) AXON_T_LIFT1(V, abs, V) AXON_T_LIFT1(V, round, V) AXON_T_LIFT1(V, rsqrt_estimate, V)
+  AXON_T_LIFT1(M, pos_finite, V) AXON_T_LIFT1(V, reduce16, V)
+  AXON_T_LIFT2(I, iadd, I, I) AXON_T_LIFT2(I, isub, I, I) AXON_T_LIFT2(I, iand, I, I)
+  AXON_T_LIFT2(V, copysign, V, V) AXON_T_LIFT2(V, min_nan, V, V) AXON_T_LIFT2(V, max_nan, V, V)
+  AXON_T_LIFT2(M, lt, V, V) AXON_T_LIFT2(M, ge, V, V) AXON_T_LIFT2(M, eq, V, V) AXON_T_LIFT2(M, not_ge, V, V)
+  AXON_T_LIFT2(V, scale2, V, V) AXON_T_LIFT2(V, add_exponent, V, I) AXON_T_LIFT2(V, scale2_floor, V, V)
   static constexpr bool has_reduce16 = B::has_reduce16;
-  static V reduce16(V t) { AXON_T_EACH(V, B::reduce16(t.v[i])) }
   static constexpr bool has_exponent_add = B::has_exponent_add;
   static bool all_abs_le(V a, float c) {  // every vector's test, then one branch on the conjunction
     bool ok = true;
@@ -227,9 +211,10 @@ template <class B, int N> struct axon_vm_tuple {
     return ok;
   }
   static I shl(I a, int s) { AXON_T_EACH(I, B::shl(a.v[i], s)) }
-  static V add_exponent(V p, I n) { AXON_T_EACH(V, B::add_exponent(p.v[i], n.v[i])) }
   static V table16(const float* tab, V u) { AXON_T_EACH(V, B::table16(tab, u.v[i])) }
-  static V scale2_floor(V p, V k) { AXON_T_EACH(V, B::scale2_floor(p.v[i], k.v[i])) }
+#undef AXON_T_LIFT1
+#undef AXON_T_LIFT2
+#undef AXON_T_LIFT3
 };
 #undef AXON_T_EACH
 )AXON";
