@@ -212,10 +212,10 @@ static inline __m512 axon_lwhere(__m512 c, __m512 a, __m512 b) { return _mm512_m
 )";
 
 const char* kHelpersTuple = R"(
-// Tuples of vectors (axon_t, defined with the vector math): arithmetic and
-// the helpers above lane by lane. The loops have a constant trip count and
-// unroll, so a tuple is N registers and each step is printed N times.
-#define AXON_T_EACH(stmt) _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) stmt;
+// Tuples of vectors (axon_t and AXON_T_EACH, defined with the vector math):
+// arithmetic and the helpers above lane by lane. The loops have a constant
+// trip count and unroll, so a tuple is N registers and each step is printed
+// N times.
 #define AXON_T_OP(op)                                                                     \
   template <class V, int N> static inline __attribute__((always_inline)) axon_t<V, N> operator op(axon_t<V, N> a, axon_t<V, N> b) { \
     AXON_T_EACH(a.v[i] = a.v[i] op b.v[i]) return a;                                      \
@@ -636,9 +636,8 @@ class Emitter {
       if ((c == Combine::Max || c == Combine::Min) && f != Flavor::Scalar) {
         const int vectors = n_of(f);
         body << in2 << "const " << vtype(f, vectors) << " x = " << x.s << ";\n";
-        if (vectors == 1) body << in2 << extremum_step(c, f, acc, "x") << "\n";
-        for (int i = 0; vectors > 1 && i < vectors; ++i) {
-          const std::string m = ".v[" + std::to_string(i) + "]";
+        for (int i = 0; i < vectors; ++i) {  // each vector of a tuple in turn
+          const std::string m = vectors == 1 ? "" : ".v[" + std::to_string(i) + "]";
           body << in2 << extremum_step(c, f, acc + m, "x" + m) << "\n";
         }
         return body.str();

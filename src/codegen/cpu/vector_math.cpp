@@ -183,17 +183,19 @@ constexpr const char* kTupleTraits = R"AXON(
 // dependency chains filled the scheduler (docs/loop_ir.md, "Interleaved
 // vectors"). Each lane gets the instructions B gives it, so the bits are B's.
 template <class V, int N> struct axon_t { V v[N]; };
-#define AXON_T_EACH(R, expr) \
-  R r_;                      \
-  _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) r_.v[i] = (expr); return r_;
+// stmt for each vector i of a tuple of N (also the row kernels' tuple helpers').
+#define AXON_T_EACH(stmt) _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) stmt;
+#define AXON_T_MAP(R, expr) \
+  R r_;                     \
+  AXON_T_EACH(r_.v[i] = (expr)) return r_;
 template <class B, int N> struct axon_vm_tuple {
   using V = axon_t<typename B::V, N>; using I = axon_t<typename B::I, N>; using M = axon_t<typename B::M, N>;
   // LIFTn(R, name, A1, ...): R name(A1 a, ...) applying B::name vector by vector.
-#define AXON_T_LIFT1(R, name, A) static R name(A a) { AXON_T_EACH(R, B::name(a.v[i])) }
-#define AXON_T_LIFT2(R, name, A, B2) static R name(A a, B2 b) { AXON_T_EACH(R, B::name(a.v[i], b.v[i])) }
-#define AXON_T_LIFT3(R, name, A) static R name(A a, V b, V c) { AXON_T_EACH(R, B::name(a.v[i], b.v[i], c.v[i])) }
-  static V set(float c) { AXON_T_EACH(V, B::set(c)) }
-  static I iset(std::int32_t c) { AXON_T_EACH(I, B::iset(c)) }
+#define AXON_T_LIFT1(R, name, A) static R name(A a) { AXON_T_MAP(R, B::name(a.v[i])) }
+#define AXON_T_LIFT2(R, name, A, B2) static R name(A a, B2 b) { AXON_T_MAP(R, B::name(a.v[i], b.v[i])) }
+#define AXON_T_LIFT3(R, name, A) static R name(A a, V b, V c) { AXON_T_MAP(R, B::name(a.v[i], b.v[i], c.v[i])) }
+  static V set(float c) { AXON_T_MAP(V, B::set(c)) }
+  static I iset(std::int32_t c) { AXON_T_MAP(I, B::iset(c)) }
   AXON_T_LIFT2(V, add, V, V) AXON_T_LIFT2(V, sub, V, V) AXON_T_LIFT2(V, mul, V, V) AXON_T_LIFT2(V, div, V, V)
   AXON_T_LIFT3(V, fma, V) AXON_T_LIFT3(V, fnma, V) AXON_T_LIFT3(V, fms, V) AXON_T_LIFT3(V, select, M)
   AXON_T_LIFT1(V, sqrt, V) AXON_T_LIFT1(I, as_int, V) AXON_T_LIFT1(V, as_float, I) AXON_T_LIFT1(I, sra23, I)
@@ -207,16 +209,16 @@ template <class B, int N> struct axon_vm_tuple {
   static constexpr bool has_exponent_add = B::has_exponent_add;
   static bool all_abs_le(V a, float c) {  // every vector's test, then one branch on the conjunction
     bool ok = true;
-    _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) ok &= B::all_abs_le(a.v[i], c);
+    AXON_T_EACH(ok &= B::all_abs_le(a.v[i], c))
     return ok;
   }
-  static I shl(I a, int s) { AXON_T_EACH(I, B::shl(a.v[i], s)) }
-  static V table16(const float* tab, V u) { AXON_T_EACH(V, B::table16(tab, u.v[i])) }
+  static I shl(I a, int s) { AXON_T_MAP(I, B::shl(a.v[i], s)) }
+  static V table16(const float* tab, V u) { AXON_T_MAP(V, B::table16(tab, u.v[i])) }
 #undef AXON_T_LIFT1
 #undef AXON_T_LIFT2
 #undef AXON_T_LIFT3
 };
-#undef AXON_T_EACH
+#undef AXON_T_MAP
 )AXON";
 
 // The algorithms, once for every ISA. Coefficients: tools/fit_vector_math.py.
@@ -406,9 +408,6 @@ template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_erf(typena
 }
 )AXON";
 
-// A tuple overload is inlined into its caller, as the routines are (AXON_VM_INLINE).
-constexpr const char* kTupleAttributes = "__attribute__((always_inline))";
-
 // The public names, one overload set per ISA, and one for tuples of its vectors.
 std::string overloads(const char* vtype, const char* traits) {
   std::string out;
@@ -420,9 +419,9 @@ std::string overloads(const char* vtype, const char* traits) {
   if (std::string(vtype) == "float") return out;
   const std::string tv = std::string("axon_t<") + vtype + ", N>", tt = std::string("axon_vm_tuple<") + traits + ", N>";
   for (const char* n : names)
-    out += std::string("template <int N> static inline ") + kTupleAttributes + " " + tv + " axon_v" + n + "(" + tv +
-           " x) { return axon_vm_" + n + "<" + tt + ">(x); }\n";
-  out += std::string("template <int N> static inline ") + kTupleAttributes + " " + tv + " axon_vsqrt(" + tv + " x) { return " + tt +
+    out += "template <int N> static inline AXON_VM_INLINE " + tv + " axon_v" + n + "(" + tv + " x) { return axon_vm_" + n +
+           "<" + tt + ">(x); }\n";
+  out += "template <int N> static inline AXON_VM_INLINE " + tv + " axon_vsqrt(" + tv + " x) { return " + tt +
          "::sqrt(x); }\n";
   return out;
 }
