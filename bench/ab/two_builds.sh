@@ -12,7 +12,9 @@
 # verdict and the time line of `axon verify`. Builds: a worktree of the old
 # commit, e.g. `git worktree add /tmp/old <commit> && cmake -S /tmp/old -B
 # /tmp/old/build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build
-# /tmp/old/build --target axon`.
+# /tmp/old/build --target axon`. AB_VERIFY=own times each kernel with its own
+# build's `axon verify` (for a change to how the gate compiles); the default,
+# AB_VERIFY=new, times both with NEW_AXON's.
 set -euo pipefail
 old="$1" new="$2" rounds="$3"
 shift 3
@@ -33,7 +35,9 @@ for round in $(seq 1 "$rounds"); do
     IFS=: read -r spec schedule verify_spec <<<"$item"
     verify_spec="${verify_spec:-$spec}"
     for b in old new; do
-      line=$("$new" verify "$verify_spec" "$work/$b/$i/kernel.cpp" --no-sanitizer --seed 5 2>&1 |
+      verifier="$new"
+      [ "${AB_VERIFY:-new}" = own ] && [ "$b" = old ] && verifier="$old"
+      line=$("$verifier" verify "$verify_spec" "$work/$b/$i/kernel.cpp" --no-sanitizer --seed 5 2>&1 |
         grep -E '^(time|accept|reject)' | sed 's/; roofline floor.*//' | tr '\n' ' ')
       echo "$round $(basename "$verify_spec" .py) $b $line"
     done

@@ -78,7 +78,10 @@ std::string read_text(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
-const std::vector<std::string> kCommonFlags = {"-std=gnu++20", "-march=native", "-fopenmp", "-pthread"};
+// -ffp-contract=off: the kernel is judged as its source is written (GCC's
+// default would fuse a * b + c into an FMA the source does not ask for).
+const std::vector<std::string> kCommonFlags = {"-std=gnu++20", "-march=native", "-fopenmp", "-pthread",
+                                               "-ffp-contract=off"};
 const std::vector<std::string> kOptimisedFlags = {"-O2"};
 const std::vector<std::string> kSanitizedFlags = {"-O1", "-g", "-fno-omit-frame-pointer",
                                                   "-fsanitize=address,undefined", "-fno-sanitize-recover=all"};

@@ -15,8 +15,9 @@ namespace axon::runtime {
 struct CompileOptions {
   /// The compiler: a program name looked up in PATH, or a path.
   std::string cxx = AXON_DEFAULT_CXX;
-  /// Passed before "-o <lib> <source>".
-  std::vector<std::string> flags = {"-O2", "-march=native", "-fPIC", "-shared"};
+  /// Passed before "-o <lib> <source>". No contraction: a * b + c is
+  /// rounded twice, as written, unless the source asks for an FMA.
+  std::vector<std::string> flags = {"-O2", "-march=native", "-ffp-contract=off", "-fPIC", "-shared"};
   /// Empty: $AXON_CACHE_DIR, else $XDG_CACHE_HOME/axon, else ~/.cache/axon.
   std::string cache_dir;
 };

@@ -360,6 +360,47 @@ TEST(cpu_codegen, tupleStepsGiveTheBitsOfOneVectorAtATime) {
   }
 }
 
+// A kernel rounds every operation of the spec, as numpy does: X * Y + Z is
+// a product rounded to float32 and then a sum, never one fused
+// multiply-add that the C++ compiler chose on its own (GCC fuses by
+// default, -ffp-contract=fast). Inputs with Z near -X * Y, where the two
+// differ in most elements.
+TEST(cpu_codegen, kernelsRoundEachOperationAsTheSpecWritesIt) {
+  ASSERT_TRUE(test::kGompPinned);
+  ir::Graph g = parse("import numpy as np\n\ndef f(X: \"f32[4, 1000]\", Y: \"f32[4, 1000]\", Z: \"f32[4, 1000]\"):\n"
+                      "    return X * Y + Z\n");
+  const size_t n = 4000;
+  std::vector<float> x(n), y(n), z(n), want(n);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(1.0f, 2.0f);
+  size_t fused_differs = 0;
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = u(rng), y[i] = u(rng);
+    volatile float p = x[i] * y[i];  // volatile: rounded to float, whatever this file's flags
+    z[i] = -p * 1.0000001f;
+    want[i] = p + z[i];
+    fused_differs += std::fma(x[i], y[i], z[i]) != want[i];
+  }
+  ASSERT_GT(fused_differs, n / 2) << "the inputs do not tell a fused multiply-add apart";
+  for (const auto& t : targets())
+    for (int unroll : {1, 4}) {
+      schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+      s["k0.unroll"] = unroll;
+      const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
+      codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+      runtime::CompileOptions co;
+      co.flags = codegen::cpu_compile_flags(t, true);
+      runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
+      std::vector<float> out(n);
+      kernel.call({x.data(), y.data(), z.data(), out.data()});
+      size_t differ = 0, where = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (std::memcmp(&out[i], &want[i], sizeof(float)) != 0) ++differ, where = i;
+      EXPECT_EQ(differ, 0u) << what << ": e.g. element " << where << " is " << std::hexfloat << out[where]
+                            << ", rounding each operation gives " << want[where];
+    }
+}
+
 // AVX-512 kernels compile on any host (g++ needs only the flags), so a host
 // without AVX-512 still checks that their tuple steps, masks and masked
 // tails type-check: reductions (max, sum, the four chains as a tuple), bool

@@ -39,7 +39,7 @@ bool host_has(int bits) {
 }
 
 std::vector<std::string> flags_for(int bits) {
-  std::vector<std::string> f = {"-O2", "-fPIC", "-shared", "-fopenmp"};
+  std::vector<std::string> f = {"-O2", "-ffp-contract=off", "-fPIC", "-shared", "-fopenmp"};
   if (bits >= 256) f.insert(f.end(), {"-mavx2", "-mfma"});
   if (bits == 512) f.insert(f.end(), {"-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq"});
   return f;

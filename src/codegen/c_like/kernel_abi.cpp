@@ -137,6 +137,9 @@ KernelAbi make_kernel_abi(const Graph& g) {
   h += "// f16 and bf16 elements are IEEE half / bfloat16 bit patterns in uint16_t.\n";
   h += "// Any alignment of the element type is correct; 64-byte aligned buffers are\n";
   h += "// the fast case (numpy's default of 16 bytes halved a 2048^2 transpose).\n";
+  h += "// Build kernel.cpp without floating-point contraction (GCC and Clang:\n";
+  h += "// -ffp-contract=off), as axon checked it: it rounds each operation as the\n";
+  h += "// spec writes it, and GCC by default fuses a * b + c into one FMA.\n";
   h += "//\n";
   for (const Buffer& b : bufs) h += "//   " + pad(b.name, wname) + "  " + pad(b.type, wtype) + "  " + comment_text(b.role) + "\n";
   h += "#ifndef " + guard + "\n#define " + guard + "\n\n";

@@ -124,8 +124,10 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
 
 std::vector<std::string> codegen::cpu_compile_flags(const target::Target& t, bool shared) {
   // Name the ISA explicitly (never -march=native) so that an AVX2 target's
-  // kernel cannot be auto-widened to AVX-512 by the compiler.
-  std::vector<std::string> f = {"-O3", "-fopenmp"};
+  // kernel cannot be auto-widened to AVX-512 by the compiler. No
+  // contraction: the kernel rounds each operation as its source (and the
+  // spec) writes it; GCC would otherwise fuse a * b + c into one FMA.
+  std::vector<std::string> f = {"-O3", "-fopenmp", "-ffp-contract=off"};
   if (t.isa.vector_bits() == 512)
     f.insert(f.end(), {"-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx2", "-mfma"});
   else if (t.isa.vector_bits() == 256)

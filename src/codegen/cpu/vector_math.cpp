@@ -38,8 +38,6 @@ struct axon_vm_f32 {
   static V copysign(V mag, V s) { return as_float(as_int(mag) | (as_int(s) & static_cast<I>(0x80000000u))); }
   static V min_nan(V a, V hi) { return hi < a ? hi : a; }
   static V max_nan(V a, V lo) { return lo > a ? lo : a; }
-  // Nearest-even for |a| < 2^22 (callers clamp first); NaN stays NaN.
-  static V round(V a) { return (a + 0x1.8p23f) - 0x1.8p23f; }
   static M lt(V a, V b) { return a < b; }
   static M ge(V a, V b) { return a >= b; }
   static M eq(V a, V b) { return a == b; }
@@ -87,7 +85,6 @@ struct axon_vm_avx2 {
   static V copysign(V mag, V s) { return _mm256_or_ps(mag, _mm256_and_ps(s, set(-0.0f))); }
   static V min_nan(V a, V hi) { return _mm256_min_ps(hi, a); }
   static V max_nan(V a, V lo) { return _mm256_max_ps(lo, a); }
-  static V round(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static M lt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
   static M ge(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
   static M eq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
@@ -149,7 +146,6 @@ struct axon_vm_avx512 {
   }
   static V min_nan(V a, V hi) { return _mm512_min_ps(hi, a); }
   static V max_nan(V a, V lo) { return _mm512_max_ps(lo, a); }
-  static V round(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static M lt(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
   static M ge(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
   static M eq(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
@@ -199,7 +195,7 @@ template <class B, int N> struct axon_vm_tuple {
   AXON_T_LIFT2(V, add, V, V) AXON_T_LIFT2(V, sub, V, V) AXON_T_LIFT2(V, mul, V, V) AXON_T_LIFT2(V, div, V, V)
   AXON_T_LIFT3(V, fma, V) AXON_T_LIFT3(V, fnma, V) AXON_T_LIFT3(V, fms, V) AXON_T_LIFT3(V, select, M)
   AXON_T_LIFT1(V, sqrt, V) AXON_T_LIFT1(I, as_int, V) AXON_T_LIFT1(V, as_float, I) AXON_T_LIFT1(I, sra23, I)
-  AXON_T_LIFT1(V, i2f, I) AXON_T_LIFT1(V, abs, V) AXON_T_LIFT1(V, round, V) AXON_T_LIFT1(V, rsqrt_estimate, V)
+  AXON_T_LIFT1(V, i2f, I) AXON_T_LIFT1(V, abs, V) AXON_T_LIFT1(V, rsqrt_estimate, V)
   AXON_T_LIFT1(M, pos_finite, V) AXON_T_LIFT1(V, reduce16, V)
   AXON_T_LIFT2(I, iadd, I, I) AXON_T_LIFT2(I, isub, I, I) AXON_T_LIFT2(I, iand, I, I)
   AXON_T_LIFT2(V, copysign, V, V) AXON_T_LIFT2(V, min_nan, V, V) AXON_T_LIFT2(V, max_nan, V, V)
@@ -241,24 +237,30 @@ template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_exp_of_red
   return T::add(p, T::set(1.0f));
 }
 
+// n is x log2 e rounded to the nearest integer (ties to even), from the
+// exact product: the FMA adds 1.5 * 2^23, which rounds there and leaves n in
+// the low mantissa bits of u (|x log2 e| < 2^22 after the clamp). Every ISA
+// and both paths take n so; rounding the product fl(x log2 e) instead can
+// give the other neighbour near a half-integer, and the bits would depend on
+// whether the compiler fused a multiply and an add.
+//
 // The fast path, where a traits has_exponent_add (AVX2, whose two-step
 // scale2 costs ten instructions): when every lane has |x| <= 86, n is in
 // [-124, 124] and needs no clamp, the r-part in [0.7, 1.42] times 2^n is
-// normal, so adding n to its exponent field is the exact product. Adding
-// 1.5 * 2^23 rounds x log2 e to the nearest even integer n, as round does,
-// and leaves n in the low bits of u, so u << 23 is n << 23. Same bits as the
-// general path; a vector with any lane out of range (or NaN) takes that.
+// normal, so adding n to its exponent field is the exact product, and u << 23
+// is n << 23. Same bits as the general path; a vector with any lane out of
+// range (or NaN) takes that.
 template <class T> static inline AXON_VM_INLINE typename T::V axon_vm_exp(typename T::V x) {
   using V = typename T::V;
   if constexpr (T::has_exponent_add) {
     if (T::all_abs_le(x, 86.0f)) {
-      V u = T::add(T::mul(x, T::set(0x1.715476p+0f)), T::set(0x1.8p23f));
+      V u = T::fma(x, T::set(0x1.715476p+0f), T::set(0x1.8p23f));
       V n = T::sub(u, T::set(0x1.8p23f));
       return T::add_exponent(axon_vm_exp_of_reduced<T>(x, n), T::shl(T::as_int(u), 23));
     }
   }
   x = T::max_nan(T::min_nan(x, T::set(88.8f)), T::set(-104.0f));  // n in [-150, 128]
-  V n = T::round(T::mul(x, T::set(0x1.715476p+0f)));
+  V n = T::sub(T::fma(x, T::set(0x1.715476p+0f), T::set(0x1.8p23f)), T::set(0x1.8p23f));
   return T::scale2(axon_vm_exp_of_reduced<T>(x, n), n);
 }
 
@@ -486,7 +488,7 @@ KernelSource vector_math_sweep_kernel(int vector_bits) {
 }
 
 std::vector<std::string> vector_math_flags(int vector_bits) {
-  std::vector<std::string> f = {"-O2"};
+  std::vector<std::string> f = {"-O2", "-ffp-contract=off"};
   if (vector_bits == 512) f.insert(f.end(), {"-mavx512f", "-mavx512dq", "-mavx2", "-mfma"});
   if (vector_bits == 256) f.insert(f.end(), {"-mavx2", "-mfma"});
   if (vector_bits == 0) f.push_back("-mfma");
