@@ -193,8 +193,6 @@ TEST(vector_math, strided_rsqrt) { check_function("rsqrt"); }
 TEST(vector_math, strided_erf) { check_function("erf"); }
 TEST(vector_math, strided_exp2) { check_function("exp2"); }
 
-// exp2 runs the same steps on every ISA (reduce and no clamp on AVX-512DQ,
-// a clamp elsewhere), so its results agree bit for bit.
 // Inputs where rounding to an integer can go either way: x within 512 ulps
 // of (k + 1/2) ln 2 for every k of exp's range (where x log2 e is nearest a
 // half-integer, so n rounded from the product fl(x log2 e) and n rounded
@@ -214,8 +212,9 @@ std::vector<float> near_ties() {
 }
 
 // Every function but rsqrt (whose estimate is the ISA's own: rsqrt14 on
-// AVX-512) runs the same IEEE operations on every ISA, so it must give the
-// same bits; a compiler that fused a multiply and an add on one ISA only
+// AVX-512) runs the same IEEE operations on every ISA (exp2 included: reduce
+// and no clamp on AVX-512DQ, a clamp elsewhere), so it must give the same
+// bits; a compiler that fused a multiply and an add on one ISA only
 // (contraction, or an algorithm that rounds a product differently) breaks
 // this at the near-ties.
 TEST(vector_math, sameBitsOnEveryIsa) {
