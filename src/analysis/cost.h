@@ -1,5 +1,5 @@
-// The work a graph asks for, as the roofline counts it (DESIGN.md §9): FLOPs
-// and the bytes that must cross the memory bus at least once.
+// The work a graph asks for, as the roofline counts it (docs/bench.md, "The
+// roofline"): FLOPs and the bytes that must cross the memory bus at least once.
 //
 /// FLOPs: 2 per einsum multiply-add, 1 per element of an elementwise op, 1 per
 /// reduced element; nodes that depend on no parameter cost nothing (a kernel

@@ -1,5 +1,5 @@
 // The gate: judges a kernel that someone else wrote against a spec
-// (DESIGN.md §6). The kernel is C++ source implementing the spec's entry
+// (docs/gate.md). The kernel is C++ source implementing the spec's entry
 // with the C ABI of kernel.h (codegen/c_like/kernel_abi.h). It is compiled
 // together with a driver that axon generates into standalone executables
 // (one optimised, one with AddressSanitizer and UndefinedBehaviorSanitizer),

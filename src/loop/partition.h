@@ -1,5 +1,6 @@
 // Partitioning a graph into stages, each one kernel-sized piece of work
-// that one code generator handles (DESIGN.md §5.3).
+// that one code generator handles (docs/loop_ir.md, "Partitioning a graph
+// into stages").
 //
 /// A Stage is one of
 ///  - Contraction: one float32 Einsum that is a (batched) matrix product,

@@ -1,5 +1,5 @@
 // `axon optimize`: from a graph to the fastest verified kernel axon can
-// find on a target (DESIGN.md §5, §9).
+// find on a target (docs/optimize.md).
 //
 /// The search enumerates the schedule space guided by the cost model, then
 /// refines by Markov-chain Monte Carlo on measured time; every candidate is

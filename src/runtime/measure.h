@@ -1,6 +1,6 @@
-// The measurement harness of the search (DESIGN.md §9): compiles candidate
-// kernels in parallel, checks each against the float64 reference under the
-// error budget, and only then times it.
+// The measurement harness of the search (docs/optimize.md, "What happens"):
+// compiles candidate kernels in parallel, checks each against the float64
+// reference under the error budget, and only then times it.
 //
 /// Contract: a candidate that does not compile or fails its check is never
 /// timed (ms stays 0, verified false), so it can never win. The reference

@@ -1,5 +1,5 @@
-// Wall-clock timing of repeated calls (DESIGN.md §9: warm-up, many
-// repetitions, the median and the spread).
+// Wall-clock timing of repeated calls (docs/architecture.md, "Data
+// flow", step 8: warm-up, many repetitions, the median and the spread).
 #pragma once
 
 #include <functional>

@@ -1,4 +1,5 @@
-// The schedule space of one graph on one target (DESIGN.md §5.3): the
+// The schedule space of one graph on one target (docs/architecture.md, "Data
+// flow", step 6; the knobs of each stage: docs/loop_ir.md): the
 // choices that change how fast a kernel runs but never what it computes.
 //
 /// A Space is a list of named knobs, each with its legal values; a Schedule

@@ -1,4 +1,4 @@
-// Three error channels, kept apart (STYLE.md §4):
+// Three error channels, kept apart (docs/architecture.md, "Exit codes"):
 //   Diagnostic         a user mistake, at a SourceLoc, with the values involved;
 //   AXON_CHECK(c)      axon's own bug: always on, names file, line and condition;
 //   AXON_UNSUPPORTED() a known gap: valid numpy that axon does not handle yet.

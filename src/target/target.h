@@ -1,5 +1,5 @@
 // The hardware description: what the code generators and the search may
-// assume about the machine a kernel will run on (DESIGN.md §5.4).
+// assume about the machine a kernel will run on (docs/target.md).
 //
 /// A Target is detected on the host (cores and caches from hwloc, the vector
 /// ISA from cpuid) and completed by a short built-in probe that measures the

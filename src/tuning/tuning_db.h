@@ -1,5 +1,6 @@
 // The tuning database: every candidate `axon optimize` measured, and the
-// report of each finished search, in one SQLite file (DESIGN.md §9).
+// report of each finished search, in one SQLite file (docs/optimize.md, "The
+// tuning database").
 //
 /// Rows are keyed by a TuningKey: the graph's structural hash with its
 /// parameter and output types (the shapes), the target's fingerprint and

@@ -1,4 +1,4 @@
-"""One small spec per op and numpy construct of DESIGN.md section 3.
+"""One small spec per op (src/ir/ops.def) and numpy construct (src/frontend/README.md).
 
 Each case is checked three ways (conftest.differential_check): the naive
 kernel is within budget, the interpreter equals numpy in float64, and the

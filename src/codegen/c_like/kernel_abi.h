@@ -1,4 +1,4 @@
-// The C ABI every generated CPU kernel shares (DESIGN.md §8):
+// The C ABI every generated CPU kernel shares (README.md, "Kernels"):
 //
 //   extern "C" void <entry>(const float* X, const float* g, ..., float* out0, ...);
 //

@@ -1,13 +1,14 @@
 // The contraction code generator for the CPU: one (batched) float32 matrix
 // product in, a standalone C++ function with intrinsics and OpenMP out.
 //
-/// Design (BLIS-like, DESIGN.md §5.3-5.5): for each batch, for each nc-wide
-/// column block of C, for each kc-deep slice of K, B[kc x nc] is packed into
-/// nr-wide panels (zero padded); then the mc-tall row blocks of C are shared
-/// among the threads (OpenMP, static), each packs its A[mc x kc] into mr-tall
-/// panels in its own aligned scratch and runs the register-blocked
-/// micro-kernel (mr rows x nr/W vectors of accumulators, W = 16 lanes for
-/// AVX-512, 8 for AVX2, 1 scalar) over every mr x nr tile. Tiles cut by the
+/// Design (BLIS-like; docs/loop_ir.md, "Partitioning a graph into stages"):
+/// for each batch, for each nc-wide column block of C, for each kc-deep slice
+/// of K, B[kc x nc] is packed into nr-wide panels (zero padded); then the
+/// mc-tall row blocks of C are shared among the threads (OpenMP, static),
+/// each packs its A[mc x kc] into mr-tall panels in its own aligned scratch
+/// and runs the register-blocked micro-kernel (mr rows x nr/W vectors of
+/// accumulators, W = 16 lanes for AVX-512, 8 for AVX2, 1 scalar) over every
+/// mr x nr tile. Tiles cut by the
 /// edge of M or N are computed in full on the zero-padded panels into a
 /// local tile and only their valid part is merged into C, so any shape
 /// (1, 7, 33, ...), any strides and broadcast operands are correct.
