@@ -15,7 +15,8 @@ std::string ints_str(const std::vector<int64_t>& v) {
   return os.str();
 }
 
-// Shortest text that reads back as the same double.
+}  // namespace
+
 std::string double_str(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -26,6 +27,8 @@ std::string double_str(double v) {
   }
   return buf;
 }
+
+namespace {
 
 std::string attrs_str(const Graph& g, const Node& n) {
   switch (n.op) {

@@ -18,4 +18,7 @@ std::string print(const Graph& g);
 /// One node's line without the leading indent.
 std::string print_node(const Graph& g, NodeId id);
 
+/// The shortest text that reads back as the same double ("nan", "inf" too).
+std::string double_str(double v);
+
 }  // namespace axon::ir

@@ -1,0 +1,29 @@
+// The C++ printer of the tile IR: one tile::Kernel in, standalone C++ out,
+// scalar code whose loops carry their kind as OpenMP pragmas (Parallel:
+// `omp parallel for`, Vectorized: `omp simd`, with a reduction clause for a
+// scalar Sum accumulator, Unrolled: `GCC unroll`).
+//
+/// Requires: tile::verify(k) is empty; k's Input and Output buffers are the
+/// graph `g`'s params and outputs (tile::lower_graph and every pass keep
+/// them). Ensures: kernel.h declares the C ABI of kernel_abi.h; kernel.cpp
+/// includes only kernel.h and the C++ standard library (and needs -fopenmp
+/// for its pragmas to take effect: without it they are ignored, and the
+/// kernel runs on one thread with the same results up to summation order);
+/// values are computed by instantiating ir/element_def.h with CScalar, so
+/// the printed code computes what tile::interpret computes.
+/// Refuses (axon::InternalError) GpuBlock and GpuThread loops and Shared
+/// buffers, which only a GPU printer takes.
+#pragma once
+
+#include <string>
+
+#include "codegen/kernel_source.h"
+#include "ir/graph.h"
+#include "tile/kernel.h"
+
+namespace axon::codegen {
+
+/// `what`: the kernel.cpp description line, e.g. "the naive kernel".
+KernelSource print_tile_cpp(const tile::Kernel& k, const ir::Graph& g, const std::string& what);
+
+}  // namespace axon::codegen

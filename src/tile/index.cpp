@@ -1,0 +1,230 @@
+#include "tile/index.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace axon::tile {
+
+struct Index::Node {
+  IndexKind kind = IndexKind::Const;
+  int64_t value = 0;
+  std::string name;
+  std::shared_ptr<const Node> a, b;  // Add, Mul, Div, Mod, Min
+};
+
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+
+}  // namespace
+
+Index::Index() {
+  static const std::shared_ptr<const Node> zero = std::make_shared<const Node>();
+  n_ = zero;
+}
+
+Index::Index(int64_t value) {
+  auto n = std::make_shared<Node>();
+  n->value = value;
+  n_ = std::move(n);
+}
+
+Index Index::var(const std::string& name) {
+  auto n = std::make_shared<Node>();
+  n->kind = IndexKind::Var;
+  n->name = name;
+  return Index(std::shared_ptr<const Node>(std::move(n)));
+}
+
+IndexKind Index::kind() const { return n_->kind; }
+int64_t Index::value() const { return n_->value; }
+const std::string& Index::name() const { return n_->name; }
+Index Index::a() const { return Index(n_->a); }
+Index Index::b() const { return Index(n_->b); }
+
+Index Index::make(IndexKind k, const Index& a, const Index& b) {
+  auto n = std::make_shared<Node>();
+  n->kind = k;
+  n->a = a.n_;
+  n->b = b.n_;
+  return Index(std::shared_ptr<const Node>(std::move(n)));
+}
+
+Index operator+(const Index& a, const Index& b) {
+  if (a.is_const() && b.is_const()) return Index(a.value() + b.value());
+  if (a.is_const() && a.value() == 0) return b;
+  if (b.is_const() && b.value() == 0) return a;
+  // Literals gather at the right: (x + c1) + c2 = x + (c1 + c2); c + x = x + c.
+  if (a.is_const()) return b + a;
+  if (b.is_const() && a.kind() == IndexKind::Add && a.b().is_const()) return a.a() + Index(a.b().value() + b.value());
+  if (a.kind() == IndexKind::Add && a.b().is_const()) return (a.a() + b) + a.b();
+  return Index::make(IndexKind::Add, a, b);
+}
+
+Index operator-(const Index& a, const Index& b) { return a + b * Index(int64_t{-1}); }
+
+Index operator*(const Index& a, const Index& b) {
+  if (a.is_const() && b.is_const()) return Index(a.value() * b.value());
+  if (a.is_const()) return b * a;  // literals on the right
+  if (b.is_const() && b.value() == 0) return Index(int64_t{0});
+  if (b.is_const() && b.value() == 1) return a;
+  if (b.is_const() && a.kind() == IndexKind::Mul && a.b().is_const()) return a.a() * Index(a.b().value() * b.value());
+  // Distribute a literal over a sum so that affine forms stay flat.
+  if (b.is_const() && a.kind() == IndexKind::Add) return a.a() * b + a.b() * b;
+  return Index::make(IndexKind::Mul, a, b);
+}
+
+Index operator/(const Index& a, const Index& b) {
+  if (a.is_const() && b.is_const()) return Index(floor_div(a.value(), b.value()));
+  if (b.is_const() && b.value() == 1) return a;
+  if (a.is_const() && a.value() == 0) return a;
+  return Index::make(IndexKind::Div, a, b);
+}
+
+Index operator%(const Index& a, const Index& b) {
+  if (a.is_const() && b.is_const()) return Index(floor_mod(a.value(), b.value()));
+  if (b.is_const() && b.value() == 1) return Index(int64_t{0});
+  if (a.is_const() && a.value() == 0) return a;
+  return Index::make(IndexKind::Mod, a, b);
+}
+
+Index min(const Index& a, const Index& b) {
+  if (a.is_const() && b.is_const()) return Index(std::min(a.value(), b.value()));
+  if (a.same_as(b)) return a;
+  return Index::make(IndexKind::Min, a, b);
+}
+
+bool Index::same_as(const Index& o) const {
+  if (n_ == o.n_) return true;
+  if (kind() != o.kind()) return false;
+  switch (kind()) {
+    case IndexKind::Const: return value() == o.value();
+    case IndexKind::Var: return name() == o.name();
+    default: return a().same_as(o.a()) && b().same_as(o.b());
+  }
+}
+
+bool Index::uses(const std::string& v) const {
+  switch (kind()) {
+    case IndexKind::Const: return false;
+    case IndexKind::Var: return name() == v;
+    default: return a().uses(v) || b().uses(v);
+  }
+}
+
+Index Index::substitute(const std::function<std::optional<Index>(const std::string&)>& f) const {
+  switch (kind()) {
+    case IndexKind::Const: return *this;
+    case IndexKind::Var: {
+      std::optional<Index> r = f(name());
+      return r ? *r : *this;
+    }
+    case IndexKind::Add: return a().substitute(f) + b().substitute(f);
+    case IndexKind::Mul: return a().substitute(f) * b().substitute(f);
+    case IndexKind::Div: return a().substitute(f) / b().substitute(f);
+    case IndexKind::Mod: return a().substitute(f) % b().substitute(f);
+    case IndexKind::Min: return min(a().substitute(f), b().substitute(f));
+  }
+  return *this;
+}
+
+int64_t Index::eval(const std::map<std::string, int64_t>& env) const {
+  switch (kind()) {
+    case IndexKind::Const: return value();
+    case IndexKind::Var: {
+      auto it = env.find(name());
+      if (it == env.end()) throw std::logic_error("tile index: unbound variable " + name());
+      return it->second;
+    }
+    case IndexKind::Add: return a().eval(env) + b().eval(env);
+    case IndexKind::Mul: return a().eval(env) * b().eval(env);
+    case IndexKind::Div: return floor_div(a().eval(env), b().eval(env));
+    case IndexKind::Mod: return floor_mod(a().eval(env), b().eval(env));
+    case IndexKind::Min: return std::min(a().eval(env), b().eval(env));
+  }
+  return 0;
+}
+
+std::string Index::str() const {
+  auto operand = [](const Index& e) {
+    std::string s = e.str();
+    bool atom = e.kind() == IndexKind::Var || (e.is_const() && e.value() >= 0) || e.kind() == IndexKind::Min;
+    return atom ? s : "(" + s + ")";
+  };
+  switch (kind()) {
+    case IndexKind::Const: return std::to_string(value());
+    case IndexKind::Var: return name();
+    case IndexKind::Add:
+      if (b().is_const() && b().value() < 0) return a().str() + " - " + std::to_string(-b().value());
+      return a().str() + " + " + b().str();
+    case IndexKind::Mul: return (a().kind() == IndexKind::Mul ? a().str() : operand(a())) + " * " + operand(b());
+    case IndexKind::Div: return operand(a()) + " / " + operand(b());
+    case IndexKind::Mod: return operand(a()) + " % " + operand(b());
+    case IndexKind::Min: return "min(" + a().str() + ", " + b().str() + ")";
+  }
+  return "?";
+}
+
+std::optional<Interval> bounds(const Index& e, const std::map<std::string, Interval>& ranges) {
+  switch (e.kind()) {
+    case IndexKind::Const: return Interval{e.value(), e.value()};
+    case IndexKind::Var: {
+      auto it = ranges.find(e.name());
+      if (it == ranges.end()) return std::nullopt;
+      return it->second;
+    }
+    default: break;
+  }
+  std::optional<Interval> a = bounds(e.a(), ranges), b = bounds(e.b(), ranges);
+  if (!a || !b) return std::nullopt;
+  switch (e.kind()) {
+    case IndexKind::Add: return Interval{a->lo + b->lo, a->hi + b->hi};
+    case IndexKind::Mul: {
+      int64_t c[4] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
+      return Interval{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+    }
+    case IndexKind::Div:
+      if (a->lo < 0 || b->lo <= 0) return std::nullopt;
+      return Interval{a->lo / b->hi, a->hi / b->lo};
+    case IndexKind::Mod:
+      if (a->lo < 0 || b->lo <= 0) return std::nullopt;
+      if (a->hi < b->lo) return *a;  // no wrap
+      return Interval{0, std::min(a->hi, b->hi - 1)};
+    case IndexKind::Min: return Interval{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
+    default: return std::nullopt;
+  }
+}
+
+std::optional<Affine> as_affine(const Index& e) {
+  switch (e.kind()) {
+    case IndexKind::Const: return Affine{e.value(), {}};
+    case IndexKind::Var: return Affine{0, {{e.name(), 1}}};
+    case IndexKind::Add: {
+      auto a = as_affine(e.a()), b = as_affine(e.b());
+      if (!a || !b) return std::nullopt;
+      a->constant += b->constant;
+      for (auto& [v, c] : b->coef) a->coef[v] += c;
+      return a;
+    }
+    case IndexKind::Mul: {
+      auto a = as_affine(e.a()), b = as_affine(e.b());
+      if (!a || !b) return std::nullopt;
+      if (!b->coef.empty() && !a->coef.empty()) return std::nullopt;
+      if (!a->coef.empty() || b->coef.empty()) {
+        for (auto& [v, c] : a->coef) c *= b->constant;
+        a->constant *= b->constant;
+        return a;
+      }
+      for (auto& [v, c] : b->coef) c *= a->constant;
+      b->constant *= a->constant;
+      return b;
+    }
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace axon::tile

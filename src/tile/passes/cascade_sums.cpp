@@ -1,0 +1,142 @@
+#include "tile/passes/cascade_sums.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+namespace axon::tile {
+
+namespace {
+
+struct Nest {
+  std::vector<std::pair<std::string, int64_t>> loops;  // outermost first, constant extents
+  Stmt leaf;                                           // the Sum Accumulate
+};
+
+// The perfect nest below `s` (a For), when it has the cascadable form.
+std::optional<Nest> match(const Stmt& s) {
+  Nest n;
+  Stmt cur = s;
+  while (cur.kind() == StmtKind::For) {
+    if (!cur->extent.is_const() || cur->loop != LoopKind::Serial) return std::nullopt;
+    n.loops.push_back({cur->var, cur->extent.value()});
+    cur = cur->body.at(0);
+    if (cur.kind() == StmtKind::Seq && cur->body.size() == 1) cur = cur->body[0];
+  }
+  if (cur.kind() != StmtKind::Accumulate || cur->combine != ir::Combine::Sum) return std::nullopt;
+  for (const auto& [v, e] : n.loops)
+    for (const Index& i : cur->idx)
+      if (i.uses(v)) return std::nullopt;
+  n.leaf = cur;
+  return n;
+}
+
+class Cascader {
+ public:
+  explicit Cascader(Kernel* k) : k_(*k) {}
+
+  // Sum over the nest's points into (buffer, idx), every accumulator
+  // receiving at most kCascadeBlock terms. `subst` maps the nest's
+  // variables to the index expressions that replace them.
+  using Subst = std::map<std::string, Index>;
+
+  Stmt sum_into(int buffer, const std::vector<Index>& idx, const Nest& nest, size_t level, Subst subst) {
+    if (level == nest.loops.size()) {
+      Value x = nest.leaf->value.substitute([&](const std::string& v) -> std::optional<Index> {
+        auto it = subst.find(v);
+        return it == subst.end() ? std::nullopt : std::optional<Index>(it->second);
+      });
+      return Stmt::accumulate(buffer, idx, ir::Combine::Sum, x);
+    }
+    const std::string var = nest.loops[level].first;
+    // One iteration of this level: its inner levels (if any) sum into a
+    // partial of their own, added to the target once.
+    auto iteration = [&](int tb, const std::vector<Index>& tidx, const Index& at) -> Stmt {
+      Subst s = subst;
+      s[var] = at;
+      if (level + 1 == nest.loops.size()) return sum_into(tb, tidx, nest, level + 1, s);
+      int p = partial(tb);
+      return Stmt::seq({Stmt::alloc(p), Stmt::store(p, {}, zero(tb)), sum_into(p, {}, nest, level + 1, s),
+                        Stmt::accumulate(tb, tidx, ir::Combine::Sum, Value::load(p, {}, k_.buffers[p].dtype))});
+    };
+    return blocked(buffer, idx, nest.loops[level].second, iteration);
+  }
+
+ private:
+  using Iteration = std::function<Stmt(int, const std::vector<Index>&, const Index&)>;
+
+  // for v in [0, n): iteration(target, v), with blocks of kCascadeBlock
+  // summed into partials when n is longer than a block.
+  Stmt blocked(int tb, const std::vector<Index>& tidx, int64_t n, const Iteration& iteration) {
+    const std::string v = fresh("r");
+    if (n <= kCascadeBlock) return Stmt::loop(v, Index(n), LoopKind::Serial, iteration(tb, tidx, Index::var(v)));
+    const int64_t q = n / kCascadeBlock, t = n % kCascadeBlock;
+    auto block = [&](int b, const std::vector<Index>& bidx, const Index& base, int64_t len) {
+      int p = partial(b);
+      const std::string vi = fresh("r");
+      return Stmt::seq({Stmt::alloc(p), Stmt::store(p, {}, zero(b)),
+                        Stmt::loop(vi, Index(len), LoopKind::Serial, iteration(p, {}, base + Index::var(vi))),
+                        Stmt::accumulate(b, bidx, ir::Combine::Sum, Value::load(p, {}, k_.buffers[p].dtype))});
+    };
+    Stmt main = blocked(tb, tidx, q, [&](int b, const std::vector<Index>& bidx, const Index& vo) {
+      return block(b, bidx, vo * Index(kCascadeBlock), kCascadeBlock);
+    });
+    if (t == 0) return main;
+    return Stmt::seq({main, block(tb, tidx, Index(q * kCascadeBlock), t)});
+  }
+
+  int partial(int like) {
+    Buffer b;
+    b.name = fresh("acc");
+    b.dtype = k_.buffers[like].dtype;
+    b.scope = Scope::Register;
+    taken_.insert(b.name);
+    return k_.add_buffer(b);
+  }
+  Value zero(int like) const { return Value::constant(0.0, k_.buffers[like].dtype); }
+  std::string fresh(const std::string& stem) {
+    if (taken_.empty()) {
+      for (const Buffer& b : k_.buffers) taken_.insert(b.name);
+      visit(k_.body, [&](const Stmt& s) {
+        if (s.kind() == StmtKind::For) taken_.insert(s->var);
+      });
+    }
+    for (int i = 0;; ++i) {
+      std::string name = stem + std::to_string(i) + (stem == "acc" ? "_0" : "");
+      if (!taken_.count(name)) {
+        taken_.insert(name);
+        return name;
+      }
+    }
+  }
+
+  Kernel& k_;
+  std::set<std::string> taken_;
+};
+
+Stmt cascade(const Stmt& s, Cascader& c) {
+  if (s.kind() == StmtKind::For) {
+    if (std::optional<Nest> n = match(s)) {
+      int64_t terms = 1;
+      for (const auto& [v, e] : n->loops) terms *= e;
+      if (terms <= kCascadeBlock) return s;
+      return c.sum_into(n->leaf->buffer, n->leaf->idx, *n, 0, {});
+    }
+  }
+  if (s.kind() != StmtKind::Seq && s.kind() != StmtKind::For) return s;
+  std::vector<Stmt> body;
+  for (const Stmt& b : s->body) body.push_back(cascade(b, c));
+  if (s.kind() == StmtKind::Seq) return Stmt::seq(std::move(body));
+  return s.with([&](StmtNode& n) { n.body = std::move(body); });
+}
+
+}  // namespace
+
+Kernel cascade_sums(const Kernel& k) {
+  Kernel out = k;
+  Cascader c(&out);
+  out.body = cascade(k.body, c);
+  return out;
+}
+
+}  // namespace axon::tile

@@ -1,0 +1,30 @@
+// Pass cascade_sums: long sums become trees of short ones, so that a sum's
+// rounding error grows like log n instead of n.
+//
+/// Takes every perfect loop nest whose innermost statement is a Sum
+/// Accumulate into an element that none of the nest's variables index (the
+/// accumulator form of a reduction, tile/lower_graph.h), with more than
+/// kCascadeBlock terms in all, and rewrites it so that no accumulator ever
+/// receives more than kCascadeBlock terms:
+///  - each loop of the nest sums into a fresh Register partial of its own,
+///    added to its parent's accumulator once per parent iteration;
+///  - a loop longer than kCascadeBlock is split into blocks of kCascadeBlock
+///    (and a tail block), each summed into a partial, and the loop over
+///    blocks is split again while it is longer than kCascadeBlock.
+/// The terms and the set of points summed are unchanged; only the order of
+/// the additions is. With blocks of B and L levels, the worst-case error is
+/// (L (B - 1) + levels of the nest) u sum |t| instead of (n - 1) u sum |t|
+/// (docs/error_budget.md). Nests of other shapes are left as they are.
+#pragma once
+
+#include <cstdint>
+
+#include "tile/kernel.h"
+
+namespace axon::tile {
+
+inline constexpr int64_t kCascadeBlock = 64;
+
+Kernel cascade_sums(const Kernel& k);
+
+}  // namespace axon::tile

@@ -1,0 +1,73 @@
+#include "tile/pipeline.h"
+
+#include "support/diagnostic.h"
+#include "tile/lower_graph.h"
+#include "tile/passes/cascade_sums.h"
+#include "tile/passes/inline_maps.h"
+#include "tile/passes/parallelize.h"
+#include "tile/passes/vectorize.h"
+#include "tile/verify.h"
+
+namespace axon::tile {
+
+namespace {
+
+Pass cascade_pass() {
+  return {"cascade_sums", "long sums become trees of blocks of at most 64 terms", cascade_sums};
+}
+
+void check(const Kernel& k, const std::string& after) {
+  std::vector<std::string> problems = verify(k);
+  if (problems.empty()) return;
+  std::string msg = "the tile program after " + after + " is ill-formed:";
+  for (size_t i = 0; i < problems.size() && i < 5; ++i) msg += "\n  " + problems[i];
+  throw InternalError(msg);
+}
+
+}  // namespace
+
+std::vector<Pass> naive_pipeline() { return {cascade_pass()}; }
+
+std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
+  std::vector<Pass> p;
+  if (o.inline_maps)
+    p.push_back({"inline_maps", "elementwise values are recomputed where they are read, not stored", inline_maps});
+  p.push_back(cascade_pass());
+  if (o.threads > 1) {
+    const int threads = o.threads;
+    p.push_back({"parallelize", "the outermost loop of each large nest runs on threads",
+                 [threads](const Kernel& k) { return parallelize(k, threads); }});
+  }
+  if (o.vectorize) p.push_back({"vectorize", "innermost unit-stride loops become vector lanes", vectorize});
+  return p;
+}
+
+std::vector<Pass> pipeline_named(const std::string& name) {
+  if (name == "naive") return naive_pipeline();
+  if (name == "loops") return loops_pipeline(LoopsOptions{});
+  throw Diagnostic(SourceLoc{}, "unknown pipeline '" + name + "' (naive, loops)");
+}
+
+std::vector<Stage> run_pipeline(const ir::Graph& g, const std::vector<Pass>& passes, const std::string& name) {
+  std::vector<Stage> out;
+  out.push_back({"lower", lower_graph(g, name)});
+  check(out.back().kernel, "lower");
+  for (const Pass& p : passes) {
+    Kernel next = p.run(out.back().kernel);
+    check(next, p.name);
+    out.push_back({p.name, std::move(next)});
+  }
+  return out;
+}
+
+Kernel lower_with(const ir::Graph& g, const std::vector<Pass>& passes, const std::string& name) {
+  Kernel k = lower_graph(g, name);
+  check(k, "lower");
+  for (const Pass& p : passes) {
+    k = p.run(k);
+    check(k, p.name);
+  }
+  return k;
+}
+
+}  // namespace axon::tile

@@ -1,0 +1,52 @@
+// The pass pipelines of the tile IR: a flat list of named passes, each a
+// function Kernel -> Kernel, run in order after lower_graph, with the
+// verifier after every one and the program kept after each (what
+// `axon lower --after PASS` prints).
+//
+/// Pipelines:
+///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
+///    reference point every optimised kernel is measured against.
+///  - "loops": lower, inline_maps, cascade_sums, parallelize, vectorize. The
+///    general lowering for programs no specialised tile schedule takes.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "tile/kernel.h"
+
+namespace axon::tile {
+
+struct Pass {
+  std::string name;
+  std::string doc;  // one line
+  std::function<Kernel(const Kernel&)> run;
+};
+
+/// Choices of the "loops" pipeline (schedule knobs).
+struct LoopsOptions {
+  int threads = 1;           // > 1: the outermost loop of each big nest runs on this many threads
+  bool inline_maps = true;   // elementwise values are recomputed where read instead of stored
+  bool vectorize = true;     // innermost unit-stride loops run as vector lanes
+};
+
+std::vector<Pass> naive_pipeline();
+std::vector<Pass> loops_pipeline(const LoopsOptions& o);
+/// "naive" or "loops" (with default options); throws axon::Diagnostic otherwise.
+std::vector<Pass> pipeline_named(const std::string& name);
+
+struct Stage {
+  std::string pass;  // "lower" for the first
+  Kernel kernel;
+};
+
+/// lower_graph(g), then each pass; every program verified (an ill-formed
+/// result throws axon::InternalError naming the pass and the problem).
+std::vector<Stage> run_pipeline(const ir::Graph& g, const std::vector<Pass>& passes, const std::string& name = "");
+
+/// The final program of run_pipeline.
+Kernel lower_with(const ir::Graph& g, const std::vector<Pass>& passes, const std::string& name = "");
+
+}  // namespace axon::tile

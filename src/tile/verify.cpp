@@ -1,0 +1,230 @@
+#include "tile/verify.h"
+
+#include <map>
+#include <set>
+
+#include "tile/print.h"
+
+namespace axon::tile {
+
+namespace {
+
+struct LoopFrame {
+  std::string var;
+  LoopKind kind;
+  std::set<int> allocated_inside;  // buffers Alloc'ed within this loop's body
+};
+
+class Verifier {
+ public:
+  explicit Verifier(const Kernel& k) : k_(k) {}
+
+  std::vector<std::string> run() {
+    for (size_t b = 0; b < k_.buffers.size(); ++b) {
+      Scope s = k_.buffers[b].scope;
+      if (s == Scope::Input) written_.insert(static_cast<int>(b));
+      if (s == Scope::Input || s == Scope::Output) live_.insert(static_cast<int>(b));
+    }
+    stmt(k_.body);
+    return problems_;
+  }
+
+ private:
+  std::string where(const Stmt& s) const {
+    std::string t = print(k_, s);
+    size_t nl = t.find('\n');
+    if (nl != std::string::npos) t = t.substr(0, nl);
+    size_t first = t.find_first_not_of(' ');
+    return "`" + (first == std::string::npos ? t : t.substr(first)) + "`";
+  }
+  void fail(const Stmt& s, const std::string& why) { problems_.push_back(where(s) + ": " + why); }
+
+  bool valid(int b) const { return b >= 0 && b < static_cast<int>(k_.buffers.size()); }
+
+  void check_use(const Stmt& s, int b, bool write) {
+    if (!valid(b)) return fail(s, "buffer #" + std::to_string(b) + " does not exist");
+    const Buffer& buf = k_.buffers[b];
+    if (!live_.count(b)) fail(s, buf.name + " is used outside its allocation");
+    if (write && buf.scope == Scope::Input) fail(s, "writes the input " + buf.name);
+    if (!write && !written_.count(b)) fail(s, "reads " + buf.name + " before anything writes it");
+  }
+
+  void check_index(const Stmt& s, int b, const std::vector<Index>& idx) {
+    if (!valid(b)) return;
+    const Buffer& buf = k_.buffers[b];
+    if (idx.size() != buf.shape.size()) {
+      fail(s, buf.name + " has rank " + std::to_string(buf.shape.size()) + " but " + std::to_string(idx.size()) +
+                  " indices");
+      return;
+    }
+    for (size_t d = 0; d < idx.size(); ++d) {
+      std::optional<Interval> r = bounds(idx[d], ranges_);
+      if (!r) fail(s, "cannot bound index " + idx[d].str() + " of " + buf.name);
+      else if (r->lo < 0 || r->hi >= buf.shape[d])
+        fail(s, "index " + idx[d].str() + " of " + buf.name + " spans [" + std::to_string(r->lo) + ", " +
+                    std::to_string(r->hi) + "], outside [0, " + std::to_string(buf.shape[d]) + ")");
+    }
+  }
+
+  void check_value(const Stmt& s, const Value& v) {
+    v.visit_loads([&](const Value& l) {
+      check_use(s, l.buffer(), false);
+      check_index(s, l.buffer(), l.idx());
+    });
+  }
+
+  Index flat(int b, const std::vector<Index>& idx) const {
+    const ir::Shape& sh = k_.buffers[b].shape;
+    Index off;
+    for (size_t d = 0; d < idx.size(); ++d) off = off * Index(sh[d]) + idx[d];
+    return off;
+  }
+
+  // A write of `b` at flat offset `off` (+ a tile spanning `span` more
+  // elements) inside the loops of loops_.
+  void check_write_disjoint(const Stmt& s, int b, const Index& off, int64_t span, bool scalar_sum) {
+    for (size_t li = 0; li < loops_.size(); ++li) {
+      const LoopFrame& f = loops_[li];
+      if (f.kind != LoopKind::Parallel && f.kind != LoopKind::Vectorized) continue;
+      if (f.allocated_inside.count(b)) continue;  // private to each iteration
+      std::optional<Affine> a = as_affine(off);
+      int64_t c = a ? (a->coef.count(f.var) ? a->coef.at(f.var) : 0) : 0;
+      if (f.kind == LoopKind::Vectorized && scalar_sum && c == 0) continue;  // a vector reduction
+      const std::string kind = loop_kind_name(f.kind);
+      if (!a) {
+        fail(s, "cannot show that the " + kind + " loop " + f.var + " writes disjoint elements of " +
+                    k_.buffers[b].name + " (offset " + off.str() + " is not affine)");
+        continue;
+      }
+      if (c == 0) {
+        fail(s, "every iteration of the " + kind + " loop " + f.var + " writes the same elements of " + k_.buffers[b].name);
+        continue;
+      }
+      // Within one iteration of f, the loops inside it move the offset by
+      // at most `reach`; iterations are disjoint when that stays below |c|.
+      // Variables of loops around f are the same for all its iterations.
+      int64_t reach = span;
+      for (size_t lj = li + 1; lj < loops_.size(); ++lj) {
+        auto it = a->coef.find(loops_[lj].var);
+        if (it == a->coef.end()) continue;
+        const Interval& r = ranges_.at(loops_[lj].var);
+        reach += (it->second < 0 ? -it->second : it->second) * (r.hi - r.lo);
+      }
+      if (reach >= (c < 0 ? -c : c))
+        fail(s, "iterations of the " + kind + " loop " + f.var + " may write overlapping elements of " + k_.buffers[b].name);
+    }
+  }
+
+  int64_t view_span(const View& v, const std::vector<int64_t>& ext) const {
+    int64_t span = 0;
+    for (size_t d = 0; d < ext.size() && d < v.strides.size(); ++d) span += (ext[d] - 1) * (v.strides[d] < 0 ? -v.strides[d] : v.strides[d]);
+    return span;
+  }
+
+  void check_view(const Stmt& s, const View& v, const std::vector<int64_t>& ext, bool write) {
+    check_use(s, v.buffer, write);
+    if (!valid(v.buffer)) return;
+    if (v.strides.size() != ext.size()) return fail(s, "a view needs one stride per extent");
+    std::optional<Interval> r = bounds(v.offset, ranges_);
+    if (!r) return fail(s, "cannot bound the offset " + v.offset.str());
+    int64_t lo = r->lo, hi = r->hi;
+    for (size_t d = 0; d < ext.size(); ++d) {
+      int64_t e = (ext[d] - 1) * v.strides[d];
+      if (e < 0) lo += e;
+      else hi += e;
+    }
+    int64_t n = std::max<int64_t>(k_.buffers[v.buffer].numel(), 1);
+    if (lo < 0 || hi >= n)
+      fail(s, "view of " + k_.buffers[v.buffer].name + " spans [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                  "], outside [0, " + std::to_string(n) + ")");
+  }
+
+  void stmt(const Stmt& s) {
+    const StmtNode& n = s.node();
+    switch (n.kind) {
+      case StmtKind::Seq: {
+        std::vector<int> allocated;
+        for (const Stmt& c : n.body) {
+          stmt(c);
+          if (c.kind() == StmtKind::Alloc) allocated.push_back(c->buffer);
+        }
+        for (int b : allocated) live_.erase(b);  // a scope's buffers end with it
+        return;
+      }
+      case StmtKind::For: {
+        std::optional<Interval> e = bounds(n.extent, ranges_);
+        if (!e) return fail(s, "cannot bound the extent " + n.extent.str());
+        if (e->hi <= 0) return;  // never runs
+        if (ranges_.count(n.var)) fail(s, "the loop variable " + n.var + " shadows another");
+        ranges_[n.var] = Interval{0, std::max<int64_t>(e->hi - 1, 0)};
+        loops_.push_back(LoopFrame{n.var, n.loop, {}});
+        stmt(n.body.at(0));
+        loops_.pop_back();
+        ranges_.erase(n.var);
+        return;
+      }
+      case StmtKind::Store:
+        check_value(s, n.value);
+        check_use(s, n.buffer, true);
+        check_index(s, n.buffer, n.idx);
+        if (valid(n.buffer)) check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), 0, false);
+        written_.insert(n.buffer);
+        return;
+      case StmtKind::Accumulate:
+      case StmtKind::Rescale:
+        check_value(s, n.value);
+        if (n.kind == StmtKind::Rescale) check_value(s, n.alpha);
+        check_use(s, n.buffer, false);
+        check_use(s, n.buffer, true);
+        check_index(s, n.buffer, n.idx);
+        if (valid(n.buffer)) {
+          bool scalar_sum = n.kind == StmtKind::Accumulate && n.combine == ir::Combine::Sum &&
+                            k_.buffers[n.buffer].scope == Scope::Register && k_.buffers[n.buffer].shape.empty();
+          check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), 0, scalar_sum);
+        }
+        return;
+      case StmtKind::Matmul:
+        check_view(s, n.a, {n.m, n.k}, false);
+        check_view(s, n.b, {n.k, n.n}, false);
+        check_view(s, n.c, {n.m, n.n}, false);
+        check_use(s, n.c.buffer, true);
+        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_span(n.c, {n.m, n.n}), false);
+        return;
+      case StmtKind::Copy:
+        check_view(s, n.a, n.extents, false);
+        check_view(s, n.c, n.extents, true);
+        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_span(n.c, n.extents), false);
+        written_.insert(n.c.buffer);
+        return;
+      case StmtKind::Prefetch: check_index(s, n.buffer, n.idx); return;
+      case StmtKind::Alloc:
+        if (!valid(n.buffer)) return fail(s, "buffer #" + std::to_string(n.buffer) + " does not exist");
+        if (k_.buffers[n.buffer].scope == Scope::Input || k_.buffers[n.buffer].scope == Scope::Output)
+          return fail(s, "allocates the parameter " + k_.buffers[n.buffer].name);
+        if (live_.count(n.buffer)) fail(s, k_.buffers[n.buffer].name + " is allocated twice");
+        live_.insert(n.buffer);
+        written_.erase(n.buffer);
+        for (LoopFrame& f : loops_) f.allocated_inside.insert(n.buffer);
+        return;
+      case StmtKind::Free:
+        if (!valid(n.buffer) || !live_.count(n.buffer)) return fail(s, "frees a buffer that is not allocated");
+        if (k_.buffers[n.buffer].scope != Scope::Memory) fail(s, "only Memory buffers are freed; others end with their scope");
+        live_.erase(n.buffer);
+        written_.erase(n.buffer);
+        return;
+      case StmtKind::Comment: return;
+    }
+  }
+
+  const Kernel& k_;
+  std::vector<std::string> problems_;
+  std::set<int> live_, written_;
+  std::map<std::string, Interval> ranges_;
+  std::vector<LoopFrame> loops_;
+};
+
+}  // namespace
+
+std::vector<std::string> verify(const Kernel& k) { return Verifier(k).run(); }
+
+}  // namespace axon::tile
