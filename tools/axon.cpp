@@ -2,6 +2,7 @@
 // it, print text or JSON, turn errors into exit codes:
 //   0 success (verify: accept), 1 a user error (bad spec or usage), 2 an
 //   internal error of axon, 3 a kernel that failed its check (verify: reject).
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
@@ -31,6 +32,9 @@
 #include "schedule/schedule.h"
 #include "support/npy.h"
 #include "target/target.h"
+#include "tile/pipeline.h"
+#include "tile/print.h"
+#include "codegen/c_like/tile_cpp.h"
 #include "transforms/pipeline.h"
 #include "verify/run_check.h"
 
@@ -158,6 +162,52 @@ std::optional<axon::schedule::Schedule> schedule_for_compile(const axon::ir::Gra
   if (!why.empty())
     throw axon::Diagnostic(axon::SourceLoc{where, 0, 0}, "schedule " + sch::to_json(s).dump() + " is illegal: " + why);
   return s;
+}
+
+struct LowerFlags {
+  std::string pipeline = "naive";
+  std::string after;
+  int threads = 1;
+  bool cpp = false;
+};
+
+// Prints the tile program after each pass of a pipeline (docs/tile_ir.md).
+int cmd_lower(const Common& c, const LowerFlags& f) {
+  auto spec = load(c);
+  std::vector<axon::tile::Pass> passes;
+  if (f.pipeline == "loops") {
+    axon::tile::LoopsOptions o;
+    o.threads = f.threads;
+    passes = axon::tile::loops_pipeline(o);
+  } else {
+    passes = axon::tile::pipeline_named(f.pipeline);
+  }
+  std::vector<std::string> names = {"lower"};
+  for (const auto& p : passes) names.push_back(p.name);
+  if (!f.after.empty() && std::find(names.begin(), names.end(), f.after) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw axon::Diagnostic(axon::SourceLoc{}, "--after " + f.after + ": no such pass in the " + f.pipeline +
+                                                  " pipeline (" + known + ")");
+  }
+  std::vector<axon::tile::Stage> stages = axon::tile::run_pipeline(spec.graph, passes, spec.graph.entry);
+  if (c.json) {
+    json j = signature_json(spec.graph);
+    j["pipeline"] = f.pipeline;
+    for (const auto& st : stages) {
+      if (!f.after.empty() && st.pass != f.after) continue;
+      j["passes"].push_back({{"pass", st.pass}, {"program", axon::tile::print(st.kernel)}});
+    }
+    if (f.cpp) j["cpp"] = axon::codegen::print_tile_cpp(stages.back().kernel, spec.graph, "a kernel").source;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& st : stages) {
+    if (!f.after.empty() && st.pass != f.after) continue;
+    std::cout << "# after " << st.pass << "\n" << axon::tile::print(st.kernel) << "\n";
+  }
+  if (f.cpp) std::cout << axon::codegen::print_tile_cpp(stages.back().kernel, spec.graph, "a kernel").source;
+  return 0;
 }
 
 int cmd_compile(const Common& c, const std::string& out_dir, const std::string& schedule_text,
@@ -481,6 +531,13 @@ int main(int argc, char** argv) {
                       "a schedule (JSON object, or a file with one or an optimize report.json): emit the optimised "
                       "kernel for it instead of the naive one");
   compile->add_option("--target", compile_target, "with --schedule: a JSON file whose fields override the detected target");
+  LowerFlags lf;
+  auto* lower = app.add_subcommand("lower", "print the tile program after each pass of a pipeline");
+  add_common(lower, common);
+  lower->add_option("--pipeline", lf.pipeline, "naive (the baseline kernel's) or loops (the general optimising one)");
+  lower->add_option("--after", lf.after, "print only the program after this pass (lower, cascade_sums, ...)");
+  lower->add_option("--threads", lf.threads, "loops pipeline: threads of the parallel loops")->check(CLI::Range(1, 1024));
+  lower->add_flag("--cpp", lf.cpp, "also print the C++ of the final program");
   auto* run = app.add_subcommand("run", "run the interpreter and the compiled kernel on random inputs");
   add_common(run, common);
   run->add_option("--seed", seed, "seed of the random inputs");
@@ -557,6 +614,7 @@ int main(int argc, char** argv) {
     if (*explain) return cmd_explain(common);
     if (*optimize) return cmd_optimize(common, of);
     if (*bench) return cmd_bench(bf, argc, argv);
+    if (*lower) return cmd_lower(common, lf);
     if (*compile) return cmd_compile(common, out_dir, compile_schedule, compile_target);
     if (*run) return cmd_run(common, seed, dump_dir, no_time);
     if (*verify) {
