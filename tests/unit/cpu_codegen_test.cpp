@@ -60,13 +60,25 @@ TEST(cpu_codegen, fusedWorkloadsAreCorrectOnHostAndAvx2) {
   }
 }
 
-TEST(cpu_codegen, unfusableWorkloadsFallBackToTheNaiveKernel) {
+// Programs no specialised generator takes get the tile IR's loops kernel,
+// with its own knobs, correct at every point of that space.
+TEST(cpu_codegen, unfusableWorkloadsGetTheLoopsKernel) {
   for (const char* w : {"def f(X: \"f32[6, 9]\"):\n    return np.concatenate([X, X[::2]], axis=0)\n",
-                        "def f(X: \"f32[6, 9]\"):\n    return X[1:4, ::3]\n"}) {
+                        "def f(X: \"f32[6, 9]\"):\n    return X[1:4, ::3]\n",
+                        "def f(X: \"f32[4, 8, 16, 16]\"):\n"
+                        "    return X / np.sqrt(np.mean(X * X, axis=1, keepdims=True) + 1e-5)\n"}) {
     ir::Graph g = parse(std::string("import numpy as np\n\n") + w);
     schedule::Space sp = schedule::schedule_space(g, host());
-    EXPECT_TRUE(sp.knobs.empty()) << w;
-    EXPECT_EQ(codegen::emit_cpu(g, schedule::default_schedule(sp), host()).source, codegen::emit_naive_cpp(g).source) << w;
+    ASSERT_NE(sp.find("k0.loops.threads"), nullptr) << w;
+    ASSERT_NE(sp.find("k0.loops.inline"), nullptr) << w;
+    EXPECT_NE(codegen::emit_cpu(g, schedule::default_schedule(sp), host()).source, codegen::emit_naive_cpp(g).source) << w;
+    for (int64_t threads : sp.find("k0.loops.threads")->values)
+      for (int64_t inl : {0, 1})
+        for (int64_t vec : {0, 1}) {
+          schedule::Schedule s = {{"k0.loops.threads", threads}, {"k0.loops.inline", inl}, {"k0.loops.vectorize", vec}};
+          EXPECT_EQ(schedule::why_illegal(g, s, host()), "");
+          expect_correct(g, s, host(), std::string(w) + " " + schedule::to_json(s).dump());
+        }
   }
 }
 

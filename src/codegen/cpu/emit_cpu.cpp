@@ -35,12 +35,11 @@ bool worth_staging(const loop::Partition& p) {
 schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const target::Target& t) {
   using schedule::Knob;
   schedule::Space sp;
-  if (p.whole_graph) {
+  if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
-    if (k.ok) sp.knobs = codegen::row_stage_knobs(k, t, stage_prefix(0));
+    sp.knobs = k.ok ? codegen::row_stage_knobs(k, t, stage_prefix(0)) : codegen::loops_knobs(t, stage_prefix(0));
     return sp;
   }
-  if (!worth_staging(p)) return sp;
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const loop::Stage& st = p.stages[i];
     const std::string prefix = stage_prefix(static_cast<int>(i));
@@ -48,6 +47,7 @@ schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const tar
     if (st.kind == StageKind::Row) k = codegen::row_stage_knobs(st.row, t, prefix);
     if (st.kind == StageKind::Contraction) k = codegen::gemm_knobs(codegen::gemm_shape_of(st.contraction), t, prefix + "gemm.");
     if (st.kind == StageKind::Copy) k = codegen::copy_knobs(codegen::copy_shape_of(g, st), t, prefix + "copy.");
+    if (st.kind == StageKind::Naive) k = codegen::loops_knobs(t, prefix);
     sp.knobs.insert(sp.knobs.end(), k.begin(), k.end());
   }
   return sp;
@@ -73,7 +73,7 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
   for (const auto& [name, v] : s)
     if (name.size() > 8 && name.compare(name.size() - 8, 8, ".threads") == 0 && v > std::max(1, t.cores))
       return "knob " + name + " = " + std::to_string(v) + ": more threads than cores";
-  if (p.whole_graph) return "";
+  if (p.whole_graph || !worth_staging(p)) return "";
   for (size_t i = 0; i < p.stages.size(); ++i) {
     if (p.stages[i].kind == StageKind::Copy) {
       const std::string prefix = stage_prefix(static_cast<int>(i)) + "copy.";
@@ -91,9 +91,9 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
 
 double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const target::Target& t) {
   loop::Partition p = loop::partition_graph(g);
-  if (p.whole_graph) {
+  if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
-    if (!k.ok) return 1.0;  // the naive kernel: unranked
+    if (!k.ok) return codegen::loops_seconds(g, codegen::loops_options(s, t, stage_prefix(0)), t);
     return codegen::row_stage_seconds(k, codegen::row_stage_options(s, t, stage_prefix(0)), t);
   }
   double sec = 0;
@@ -101,7 +101,7 @@ double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const 
     const loop::Stage& st = p.stages[i];
     const std::string prefix = stage_prefix(static_cast<int>(i));
     if (st.kind == StageKind::Row) sec += codegen::row_stage_seconds(st.row, codegen::row_stage_options(s, t, prefix), t);
-    else if (st.kind == StageKind::Naive) sec += codegen::naive_stage_seconds(st.sub, t);
+    else if (st.kind == StageKind::Naive) sec += codegen::loops_seconds(st.sub, codegen::loops_options(s, t, prefix), t);
     else if (st.kind == StageKind::Copy)
       sec += codegen::copy_seconds(codegen::copy_shape_of(g, st), codegen::copy_schedule_from(s, prefix + "copy."), t);
     else {
@@ -116,7 +116,7 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
   loop::Partition p = loop::partition_graph(g);
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
-    if (!k.ok) return emit_naive_cpp(g);
+    if (!k.ok) return emit_loops_cpp(g, loops_options(s, t, stage_prefix(0)));
     return emit_row_kernel_cpp(g, k, row_stage_options(s, t, stage_prefix(0)));
   }
   return emit_staged_cpp(g, p, s, t);

@@ -1,6 +1,8 @@
 // Knobs, emitter options and predicted times of the stage kinds.
 #include "codegen/cpu/stage_knobs.h"
 
+#include "codegen/c_like/tile_cpp.h"
+
 #include <algorithm>
 
 #include "analysis/cost.h"
@@ -186,11 +188,39 @@ double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Tar
   return sec + (s.threads > 1 ? 3e-6 : 0);
 }
 
-double naive_stage_seconds(const ir::Graph& sub, const target::Target& t) {
+
+std::vector<schedule::Knob> loops_knobs(const target::Target& t, const std::string& prefix) {
+  std::vector<int64_t> threads = {std::max(1, t.cores)};
+  if (t.cores > 2) threads.push_back(t.cores / 2);
+  if (t.cores > 1) threads.push_back(1);
+  return {{prefix + "loops.threads", threads, "threads of the outermost loop of each large nest"},
+          {prefix + "loops.inline", {1, 0}, "recompute elementwise values where read (1) or store them (0)"},
+          {prefix + "loops.vectorize", {1, 0}, "innermost loops as vector lanes"}};
+}
+
+tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix) {
+  auto get = [&](const std::string& k, int64_t dflt) {
+    auto it = s.find(prefix + k);
+    return it == s.end() ? dflt : it->second;
+  };
+  tile::LoopsOptions o;
+  o.threads = static_cast<int>(get("loops.threads", std::max(1, t.cores)));
+  o.inline_maps = get("loops.inline", 1) != 0;
+  o.vectorize = get("loops.vectorize", 1) != 0;
+  return o;
+}
+
+double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const target::Target& t) {
   analysis::Cost c = analysis::graph_cost(sub);
-  // Scalar, single-threaded, one pass over memory per node: about a quarter
-  // of one thread's bandwidth and one scalar FLOP per cycle at 2 GHz.
-  return c.bytes / (bandwidth(t, 1) / 4) + c.flops / 2e9;
+  // Fused nests read each input about once; vector lanes and threads divide
+  // the arithmetic. A rough ranking between the knobs, not a prediction.
+  const double lanes = o.vectorize ? std::max(1, t.isa.vector_bits() / 32) : 1;
+  const double bytes = o.inline_maps ? c.bytes / 2 : c.bytes;
+  return bytes / bandwidth(t, o.threads) + c.flops / (2e9 * lanes * std::max(1, o.threads));
+}
+
+KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o) {
+  return print_tile_cpp(tile::lower_with(g, tile::loops_pipeline(o), g.entry), g, "a fused loop kernel");
 }
 
 }  // namespace axon::codegen

@@ -8,7 +8,8 @@
 /// row_group, prefetch_pass, stream_prefetch (docs/loop_ir.md);
 /// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch}
 /// (codegen/cpu/gemm.h); a Copy stage has copy.{tile,threads,vector}
-/// (codegen/cpu/copy_cpp.h); a Naive stage has none.
+/// (codegen/cpu/copy_cpp.h); a Naive stage is a loops kernel of the tile IR
+/// with loops.{threads,inline,vectorize}.
 #pragma once
 
 #include <string>
@@ -20,6 +21,7 @@
 #include "loop/partition.h"
 #include "schedule/schedule.h"
 #include "target/target.h"
+#include "tile/pipeline.h"
 
 namespace axon::codegen {
 
@@ -41,8 +43,13 @@ std::vector<schedule::Knob> copy_knobs(const CopyShape& c, const target::Target&
 CopySchedule copy_schedule_from(const schedule::Schedule& s, const std::string& prefix);
 double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Target& t);
 
-/// A rough time of one naive stage (one scalar loop nest per node), so that
-/// graphs with naive stages still rank their other stages' knobs.
-double naive_stage_seconds(const ir::Graph& sub, const target::Target& t);
+/// A graph (or stage) no specialised generator takes: the tile IR's loops
+/// pipeline (tile/pipeline.h) with knobs loops.{threads,inline,vectorize}.
+std::vector<schedule::Knob> loops_knobs(const target::Target& t, const std::string& prefix);
+tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix);
+double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const target::Target& t);
+/// The kernel of the loops pipeline for `g`.
+KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o);
+
 
 }  // namespace axon::codegen
