@@ -180,6 +180,8 @@ int cmd_lower(const Common& c, const LowerFlags& f) {
     o.threads = f.threads;
     passes = axon::tile::loops_pipeline(o);
   } else {
+    if (f.threads != 1)
+      throw axon::Diagnostic(axon::SourceLoc{}, "--threads applies to --pipeline loops, not " + f.pipeline);
     passes = axon::tile::pipeline_named(f.pipeline);
   }
   std::vector<std::string> names = {"lower"};

@@ -4,6 +4,7 @@
 #include "tile/lower_graph.h"
 #include "tile/passes/cascade_sums.h"
 #include "tile/passes/inline_maps.h"
+#include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
 #include "tile/passes/vectorize.h"
 #include "tile/verify.h"
@@ -35,6 +36,8 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
   p.push_back(cascade_pass());
   if (o.threads > 1) {
     const int threads = o.threads;
+    p.push_back({"parallel_sums", "a long sum outside every parallel loop is split across threads",
+                 [threads](const Kernel& k) { return parallel_sums(k, threads); }});
     p.push_back({"parallelize", "the outermost loop of each large nest runs on threads",
                  [threads](const Kernel& k) { return parallelize(k, threads); }});
   }

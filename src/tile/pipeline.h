@@ -6,7 +6,8 @@
 /// Pipelines:
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
-///  - "loops": lower, inline_maps, cascade_sums, parallelize, vectorize. The
+///  - "loops": lower, inline_maps, cascade_sums, parallel_sums, parallelize,
+///    vectorize (parallel_sums and parallelize only with threads > 1). The
 ///    general lowering for programs no specialised tile schedule takes.
 #pragma once
 

@@ -115,6 +115,39 @@ class Verifier {
     }
   }
 
+  // Inside a parallel or vectorised loop, a buffer allocated outside it
+  // that the loop writes may be read only where the same iteration writes
+  // it (the same flat offset): anything else reads another iteration's
+  // result, or a value another iteration is about to overwrite.
+  void check_no_carried_reads(const Stmt& loop) {
+    std::set<int> inside;
+    std::map<int, std::vector<Index>> writes;
+    bool opaque = false;
+    visit(loop, [&](const Stmt& x) {
+      if (x.kind() == StmtKind::Alloc) inside.insert(x->buffer);
+      if ((x.kind() == StmtKind::Store || x.kind() == StmtKind::Accumulate || x.kind() == StmtKind::Rescale) && valid(x->buffer))
+        writes[x->buffer].push_back(flat(x->buffer, x->idx));
+      if (x.kind() == StmtKind::Matmul || x.kind() == StmtKind::Copy) opaque = true;
+    });
+    if (opaque) return;  // their own views are checked as writes
+    visit(loop, [&](const Stmt& x) {
+      auto check = [&](const Value& v) {
+        if (!v.defined()) return;
+        v.visit_loads([&](const Value& l) {
+          auto it = writes.find(l.buffer());
+          if (it == writes.end() || inside.count(l.buffer()) || !valid(l.buffer())) return;
+          const Index off = flat(l.buffer(), l.idx());
+          for (const Index& w : it->second)
+            if (w.same_as(off)) return;
+          fail(x, std::string("the ") + loop_kind_name(loop->loop) + " loop " + loop->var + " reads " +
+                      k_.buffers[l.buffer()].name + " at " + off.str() + ", which another iteration may write");
+        });
+      };
+      check(x->value);
+      check(x->alpha);
+    });
+  }
+
   int64_t view_span(const View& v, const std::vector<int64_t>& ext) const {
     int64_t span = 0;
     for (size_t d = 0; d < ext.size() && d < v.strides.size(); ++d) span += (ext[d] - 1) * (v.strides[d] < 0 ? -v.strides[d] : v.strides[d]);
@@ -158,6 +191,7 @@ class Verifier {
         if (ranges_.count(n.var)) fail(s, "the loop variable " + n.var + " shadows another");
         ranges_[n.var] = Interval{0, std::max<int64_t>(e->hi - 1, 0)};
         loops_.push_back(LoopFrame{n.var, n.loop, {}});
+        if (n.loop == LoopKind::Parallel || n.loop == LoopKind::Vectorized) check_no_carried_reads(s);
         stmt(n.body.at(0));
         loops_.pop_back();
         ranges_.erase(n.var);

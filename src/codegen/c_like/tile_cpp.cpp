@@ -39,10 +39,8 @@ class CppPrinter {
       if (s.kind() == StmtKind::Store || s.kind() == StmtKind::Accumulate || s.kind() == StmtKind::Rescale)
         s->value.visit_loads([&](const Value& l) { used.insert(l.buffer()); });
       if (s.kind() == StmtKind::Rescale) s->alpha.visit_loads([&](const Value& l) { used.insert(l.buffer()); });
-      if (s.kind() == StmtKind::Copy || s.kind() == StmtKind::Matmul) {
-        used.insert(s->a.buffer);
-        used.insert(s->b.buffer);
-      }
+      if (s.kind() == StmtKind::Copy || s.kind() == StmtKind::Matmul) used.insert(s->a.buffer);
+      if (s.kind() == StmtKind::Matmul) used.insert(s->b.buffer);
     });
     for (size_t b = 0; b < k_.buffers.size(); ++b)
       if (k_.buffers[b].scope == Scope::Input && !used.count(static_cast<int>(b)))
@@ -274,6 +272,11 @@ class CppPrinter {
       }
       case StmtKind::Matmul: {
         // The scalar form; the register-tiled form is a pass's choice.
+        for (const View* v : {&n.a, &n.b, &n.c}) {
+          DType d = k_.buffers[v->buffer].dtype;
+          if (d != DType::F32 && d != DType::F64)
+            throw InternalError("tile_cpp: a Matmul of " + std::string(ir::dtype_name(d)) + " values has no C++ form yet");
+        }
         const std::string i = "mm_i", j = "mm_j", l = "mm_l";
         ranges_[i] = {0, n.m - 1};
         ranges_[j] = {0, n.n - 1};

@@ -78,11 +78,20 @@ class Cascader {
                         Stmt::loop(vi, Index(len), LoopKind::Serial, iteration(p, {}, base + Index::var(vi))),
                         Stmt::accumulate(b, bidx, ir::Combine::Sum, Value::load(p, {}, k_.buffers[p].dtype))});
     };
-    Stmt main = blocked(tb, tidx, q, [&](int b, const std::vector<Index>& bidx, const Index& vo) {
-      return block(b, bidx, vo * Index(kCascadeBlock), kCascadeBlock);
-    });
-    if (t == 0) return main;
-    return Stmt::seq({main, block(tb, tidx, Index(q * kCascadeBlock), t)});
+    auto blocks = [&](int b, const std::vector<Index>& bidx) {
+      return blocked(b, bidx, q, [&](int bb, const std::vector<Index>& bbidx, const Index& vo) {
+        return block(bb, bbidx, vo * Index(kCascadeBlock), kCascadeBlock);
+      });
+    };
+    if (t == 0) return blocks(tb, tidx);
+    Stmt tail = block(tb, tidx, Index(q * kCascadeBlock), t);
+    // q blocks and the tail add q + 1 terms to the target: past a block,
+    // the q blocks first sum into a partial of their own.
+    if (q < kCascadeBlock) return Stmt::seq({blocks(tb, tidx), tail});
+    int p = partial(tb);
+    return Stmt::seq({Stmt::seq({Stmt::alloc(p), Stmt::store(p, {}, zero(tb)), blocks(p, {}),
+                                 Stmt::accumulate(tb, tidx, ir::Combine::Sum, Value::load(p, {}, k_.buffers[p].dtype))}),
+                      tail});
   }
 
   int partial(int like) {
