@@ -829,6 +829,30 @@ TEST(tile_cpp, RefusesAGpuBlockLoop) {
   EXPECT_THROW(codegen::print_tile_cpp(k, g, "cpu"), InternalError);
 }
 
+TEST(tile_cpp, SiblingSequencesAtTheTopEachScopeTheirAllocations) {
+  // The verifier ends a buffer's life with the Seq that allocates it, so two
+  // sibling Seqs of the body may each allocate the same register (and the
+  // same Memory buffer); the printed C++ must scope each declaration.
+  Graph g = make_graph({{"X", {DType::F32, {4, 4}}}});
+  g.outputs = {reduce(g, Op::ReduceSum, param(g, 0), {1})};
+  SmallKernel s;
+  int acc = s.add("acc", Scope::Register);
+  int tmp = s.add("tmp", Scope::Memory, {4});
+  std::vector<Stmt> body;
+  for (int64_t row = 0; row < 4; ++row)
+    body.push_back(Stmt::seq({Stmt::alloc(acc), Stmt::store(acc, {}, f32(0)), Stmt::alloc(tmp),
+                              for_("j", 4, Stmt::store(tmp, {v("j")}, s.x_at(Index(row), v("j")))),
+                              for_("r", 4, Stmt::accumulate(acc, {}, Combine::Sum, Value::load(tmp, {v("r")}, DType::F32))),
+                              Stmt::free(tmp), Stmt::store(s.out, {Index(row)}, Value::load(acc, {}, DType::F32))}));
+  s.k.body = Stmt::seq(std::move(body));
+  ASSERT_EQ(problems_text(tile::verify(s.k)), "");
+  std::vector<Tensor> in = random_inputs(g, 30);
+  std::vector<Tensor> want = verify::interpret(g, in);
+  expect_exact(tile::interpret(s.k, in), want, "hand-built row sums");
+  codegen::KernelSource src = codegen::print_tile_cpp(s.k, g, "a test kernel");
+  expect_close(run_compiled(src, g, in, false), want, 1e-6, 1e-6, "sibling scopes compiled");
+}
+
 // ============================================================================
 // Determinism
 // ============================================================================
