@@ -217,8 +217,12 @@ class CppPrinter {
     const StmtNode& n = s.node();
     switch (n.kind) {
       case StmtKind::Seq: {
-        bool scope = depth > 1 && std::any_of(n.body.begin(), n.body.end(),
-                                              [](const Stmt& c) { return c.kind() == StmtKind::Alloc; });
+        // Every Seq but the kernel's body is a C++ block when it allocates:
+        // its buffers end with it (as tile/verify.h has it), so a sibling
+        // may allocate the same buffer again.
+        bool scope = &n != &k_.body.node() && std::any_of(n.body.begin(), n.body.end(), [](const Stmt& c) {
+                       return c.kind() == StmtKind::Alloc;
+                     });
         if (scope) line(depth++, "{");
         for (size_t i = 0; i < n.body.size(); ++i) {
           const Stmt& c = n.body[i];
