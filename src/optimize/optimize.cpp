@@ -606,6 +606,7 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   std::map<std::string, runtime::Measurement> by_source;
   if (naive_built) by_source[naive_text] = naive;
   int trials_used = 0;
+  std::set<std::string> candidate_errors;  // each distinct failure of a candidate is warned about once
   TimingAnchor anchor;  // one for every variant's search: their times compare too
   for (size_t ci = 0; ci < chosen.size(); ++ci) {
     Variant& v = vs[chosen[ci]];
@@ -667,6 +668,13 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
         if (ms[i].verified) max_err = std::max(max_err, ms[i].max_error_over_budget);
         ev.push_back({ms[i].verified, ms[i].ms});
         if (db) db->record_candidate(vkey, {search::schedule_key(batch[i]), ms[i].ms, ms[i].verified});
+        // A candidate axon could not emit, compile or run is axon's own
+        // failure: said once per distinct error, and skipped (a candidate
+        // over its error budget is an ordinary outcome of the search).
+        const std::string& err = ms[i].error;
+        bool broken = !ms[i].verified && !err.empty() && (!ms[i].compiled || err.rfind("load", 0) == 0);
+        if (broken && candidate_errors.insert(err).second)
+          warn("a candidate failed (" + err + "), schedule " + schedule::to_json(batch[i]).dump() + "; skipped");
       }
       return ev;
     };

@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -64,13 +65,20 @@ def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1"):
     return None
 
 
-def minimize(prog, breach, folder, axon_bin, cwd, max_evaluations=60, **kw):
+def scaled(prog, k):
+    """`prog` with every named dim k times larger: the same program where
+    vector widths, tiles and tails come into play (numpy validity is
+    checked at the original sizes)."""
+    return replace(prog, dims=tuple((d, v * k) for d, v in prog.dims))
+
+
+def minimize(prog, breach, folder, axon_bin, cwd, max_evaluations=60, scale=1, **kw):
     """The smallest program found that still breaches as `breach` (command, kind)."""
     counter = [0]
 
     def still(cand):
         counter[0] += 1
-        v = verdict(cand.source(), Path(folder) / f"shrink{counter[0]}", axon_bin, cwd, **kw)
+        v = verdict(scaled(cand, scale).source(), Path(folder) / f"shrink{counter[0]}", axon_bin, cwd, **kw)
         return v is not None and v[:2] == breach[:2]
 
     return progen.shrink(prog, still, max_evaluations=max_evaluations)
