@@ -427,12 +427,26 @@ int cmd_optimize(const Common& c, const OptimizeFlags& f) {
     std::fprintf(stderr, "%stried %d  compiled %d  verified %d  best %.4g ms  speedup %.2fx  (%.0f s)%s",
                  tty ? "\r" : "", p.tried, p.compiled, p.verified, p.best_ms, speedup, p.elapsed_s, tty ? "" : "\n");
   };
+  o.on_warning = [tty](const std::string& w) { std::fprintf(stderr, "%saxon: warning: %s\n", tty ? "\n" : "", w.c_str()); };
   auto previous = std::signal(SIGINT, on_optimize_sigint);
   axon::optimize::OptimizeResult r = axon::optimize::optimize(spec.graph, o);
   std::signal(SIGINT, previous);
   if (tty) std::fprintf(stderr, "\n");
   r.report["spec"] = c.spec;
   r.report["entry"] = spec.graph.entry;
+  fs::path dir(f.out_dir);
+  if (!r.found) {
+    // No kernel passed its check: the report says why; no kernel is written,
+    // and one left by an earlier run is removed so that it is not taken for this one's.
+    fs::remove(dir / "kernel.cpp", ec);
+    fs::remove(dir / "kernel.h", ec);
+    write_file(dir / "report.json", r.report.dump(2) + "\n");
+    write_file(dir / "report.md", axon::optimize::report_markdown(r.report));
+    if (c.json) std::cout << r.report.dump(2) << "\n";
+    std::fprintf(stderr, "axon: %s\nwrote %s/report.md, report.json; no kernel\n", r.failure.c_str(),
+                 f.out_dir.c_str());
+    return 3;
+  }
   // An outside proposer after the search: every proposal through the gate,
   // the kernel replaced only by a verified, faster one.
   if (!f.proposer.empty() && !optimize_interrupted.load()) {
@@ -454,7 +468,6 @@ int cmd_optimize(const Common& c, const OptimizeFlags& f) {
       if (pr.naive_gate_ms) r.naive_ms = *pr.naive_gate_ms;  // one timing path for both
     }
   }
-  fs::path dir(f.out_dir);
   write_file(dir / "kernel.cpp", r.kernel.source);
   write_file(dir / "kernel.h", r.kernel.header);
   write_file(dir / "report.json", r.report.dump(2) + "\n");

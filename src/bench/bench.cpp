@@ -401,12 +401,16 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
     return json{{"variant", r.report.value("variant", "")}, {"from_db", r.from_db},
                 {"stop_reason", r.stop_reason},              {"search_axon_ms", r.axon_ms},
                 {"search_naive_ms", r.naive_ms},             {"schedule", r.report.value("schedule", json())},
-                {"rewrites_applied", applied}};
+                {"rewrites_applied", applied},               {"warnings", r.warnings}};
   };
   optimize::OptimizeResult r = optimize::optimize(g, oo);
   bool axon_is_naive = r.report.value("variant", "") == "naive";
   w["optimize"] = summary(r);
   if (interrupted(cx)) return stopped(std::move(w));
+  if (!r.found) {  // no kernel passed its check: the row says so, the next workload runs
+    w["error"] = r.failure;
+    return w;
+  }
 
   std::optional<optimize::OptimizeResult> plain;  // the winner without rewrites (ablation)
   if (cx.opts.ablate_rewrites) {
@@ -416,6 +420,10 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
     plain = optimize::optimize(g, oo);
     w["optimize_no_rewrites"] = summary(*plain);
     if (interrupted(cx)) return stopped(std::move(w));
+    if (!plain->found) {
+      w["optimize_no_rewrites"]["error"] = plain->failure;
+      plain.reset();
+    }
   }
 
   say(cx, name + (plain ? ": timing axon, axon without rewrites and naive, cold inputs"

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
@@ -18,10 +20,12 @@
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/emit_cpu.h"
 #include "optimize/timing_anchor.h"
+#include "optimize/worst_element.h"
 #include "rewrite/rewrite.h"
 #include "runtime/compile_shared.h"
 #include "runtime/measure.h"
 #include "search/autotune.h"
+#include "support/diagnostic.h"
 #include "tuning/tuning_db.h"
 
 namespace axon::optimize {
@@ -29,6 +33,12 @@ namespace axon::optimize {
 using json = nlohmann::json;
 
 namespace {
+
+// The first line of an exception's text: a warning stays one line.
+std::string first_line(const std::string& s) {
+  size_t nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
 
 std::string hex16(uint64_t h) {
   char hash[32];
@@ -71,6 +81,25 @@ json roofline_json(const ir::Graph& g, const target::Target& t, double axon_ms) 
 // 1.7e7, 1.5 s.
 double interpreter_seconds(const analysis::Cost& c) {
   return 0.5e-9 * c.contraction_flops + 100e-9 * (c.flops - c.contraction_flops);
+}
+
+// The test seam of docs/optimize.md: when this environment variable names a
+// file, its text is the naive kernel's source in the search (the header stays
+// the generated one), and so the source of every schedule that emits the
+// naive kernel. It lets a test give the search a baseline that misses its
+// error budget, with real numbers, whatever the naive code generator does.
+constexpr const char* kNaiveKernelOverride = "AXON_TEST_NAIVE_KERNEL";
+
+std::optional<std::string> naive_kernel_override() {
+  const char* p = std::getenv(kNaiveKernelOverride);
+  if (!p || !*p) return std::nullopt;
+  return std::string(p);
+}
+
+std::string read_override(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Diagnostic(SourceLoc{path, 0, 0}, std::string("cannot read the file named by ") + kNaiveKernelOverride);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
 // Longest re-check a database answer makes: it must answer within a second.
@@ -390,8 +419,20 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   // axon bench times it: warm timing would rank streaming stores, which
   // only pay past the caches, as losses.
   if (analysis::graph_cost(g).bytes > kColdAboveBytes) mo.cold_bytes = target::cold_rotation_bytes(t);
-  schedule::Space space = schedule::schedule_space(g, t);
   OptimizeResult res;
+  // A stage that fails on this program is reported, skipped, and the search
+  // goes on without it (optimize.h).
+  auto warn = [&](const std::string& w) {
+    res.warnings.push_back(w);
+    if (opts.on_warning) opts.on_warning(w);
+  };
+  schedule::Space space;
+  try {
+    space = schedule::schedule_space(g, t);
+  } catch (const std::exception& e) {
+    warn("the graph's schedule space could not be built (" + first_line(e.what()) +
+         "); only the naive kernel and the rewritten variants are tried");
+  }
 
   // Answer from the database: rebuild the winner's graph (the stored rule
   // sequence replayed on the original), emit the winner of the stored report
@@ -399,7 +440,7 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   // timing), so that a stale row cannot hand out a wrong kernel.
   if (db && !opts.resume) {
     auto stored = db->report(report_key);
-    if (stored) {
+    if (stored) try {
       json report = json::parse(*stored);
       std::optional<ir::Graph> kg = g;
       if (report.contains("rewrites") && report["rewrites"].contains("winner_steps") &&
@@ -442,10 +483,16 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
       }
       // Fall through to a fresh search when the stored winner fails now (or
       // its rewrites no longer replay to the same graph).
+    } catch (const std::exception& e) {
+      warn("the stored answer could not be rebuilt (" + first_line(e.what()) + "); searching again");
     }
   }
 
-  if (t.peaks.fma_gflops_all <= 0 || t.peaks.stream_gbs_all <= 0) target::measure_peaks(t);
+  if (t.peaks.fma_gflops_all <= 0 || t.peaks.stream_gbs_all <= 0) try {
+      target::measure_peaks(t);
+    } catch (const std::exception& e) {  // the peaks only place the result against the roofline
+      warn("the hardware peaks could not be measured (" + first_line(e.what()) + "); the roofline reads 0");
+    }
 
   // The reference, its inputs and error bounds come from the original graph
   // only: every variant's kernel is judged by what the spec means.
@@ -456,19 +503,57 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
     if (opts.on_progress) opts.on_progress(progress);
   };
 
-  // The naive kernel: the baseline and the fallback winner.
-  codegen::KernelSource naive_k = codegen::emit_naive_cpp(g);
-  runtime::Measurement naive = m.measure({naive_k}).at(0);
-  if (!naive.verified)
-    throw InternalError("the naive kernel failed its own check: " + naive.error);
-  progress.naive_ms = naive.ms;
+  // The naive kernel: the baseline and the fallback winner, when it passes
+  // its own check. When it does not, it is only the baseline times compare
+  // with (timed all the same), and the search must find a kernel that passes.
+  codegen::KernelSource naive_k;
+  runtime::Measurement naive;
+  bool naive_built = false;
+  std::string naive_text;  // the generated naive source: every schedule emitting it is the naive kernel
+  try {
+    naive_k = codegen::emit_naive_cpp(g);
+    naive_text = naive_k.source + '\0' + naive_k.header;
+    naive_built = true;
+  } catch (const std::exception& e) {
+    naive.error = "emit failed: " + first_line(e.what());
+    warn("the naive kernel could not be generated (" + first_line(e.what()) + "); the search goes on without a baseline");
+  }
+  if (naive_built) {
+    if (std::optional<std::string> path = naive_kernel_override()) {
+      naive_k.source = read_override(*path);
+      warn("the naive kernel's source is read from " + *path + " (" + kNaiveKernelOverride + ")");
+    }
+    naive = m.measure({naive_k}).at(0);
+  }
+  double naive_ms = naive.ms;
+  json naive_check;  // the worst element of a naive kernel over its budget
+  std::optional<WorstElement> naive_worst;
+  if (naive_built && !naive.verified && naive.compiled) {
+    naive_worst = worst_element(g, m, naive_k, flags);
+    naive_check = naive_worst ? to_json(*naive_worst) : json{{"error", naive.error}};
+    warn("the naive kernel misses its error budget: " + (naive_worst ? describe(*naive_worst) : naive.error) +
+         "; it cannot be the result, the search goes on for a kernel that passes");
+    try {
+      std::vector<runtime::Timing> tm = m.time_side_by_side({naive_k}, 2);
+      if (!tm.empty() && tm[0].reps > 0) naive_ms = tm[0].median_ms;
+    } catch (const std::exception&) {
+      // Untimed: speedups against it read 0.
+    }
+  } else if (naive_built && !naive.verified) {
+    warn("the naive kernel could not be built (" + naive.error + "); the search goes on without a baseline");
+  }
+  progress.naive_ms = naive_ms;
   report_progress();
   const double search_t0 = elapsed();  // the budget counts from here (rewrites included)
 
   // Rewrites: the proved variants of the graph, then the ones worth a search.
   std::vector<Variant> vs;
   vs.push_back(make_variant(g, {}, rewrite::cost(g), space));
-  vs[0].predicted_s = best_predicted(g, space, t, opts.seed);
+  try {
+    vs[0].predicted_s = best_predicted(g, space, t, opts.seed);
+  } catch (const std::exception& e) {
+    warn("the cost model failed on the graph (" + first_line(e.what()) + "); its points are ranked as unknown");
+  }
   json rw = {{"enabled", opts.rewrites}, {"explored", 0}, {"proofs", 0}, {"refused", 0}, {"seconds", 0.0},
              {"stop_reason", opts.rewrites ? "" : "disabled"}, {"searched", json::array()},
              {"not_searched", json::array()}, {"applied", json::array()}};
@@ -483,13 +568,27 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
     eo.prove.budget_ms = static_cast<unsigned>(std::max(500.0, eo.max_seconds * 1000));
     std::string lib = rewrite::default_library_path();
     if (!lib.empty()) eo.library = rewrite::load_library(lib);
-    rewrite::ExploreResult ex = rewrite::explore(g, eo);
+    rewrite::ExploreResult ex;
+    try {
+      ex = rewrite::explore(g, eo);
+    } catch (const std::exception& e) {
+      warn("the rewrite exploration failed (" + first_line(e.what()) + "); only the original graph is searched");
+      ex = {};
+      ex.stop = rewrite::StopReason::Saturated;
+    }
     for (rewrite::RewrittenGraph& rg : ex.best) {
       if (rg.steps.empty()) continue;  // the original (compacted)
-      Variant v = make_variant(std::move(rg.graph), std::move(rg.steps), rg.cost, {});
-      v.space = schedule::schedule_space(v.graph, t);
-      v.predicted_s = best_predicted(v.graph, v.space, t, opts.seed);
-      vs.push_back(std::move(v));
+      std::string label = rule_name(rg.steps.back().move) + " (" + std::to_string(rg.steps.size()) + " step" +
+                          (rg.steps.size() == 1 ? "" : "s") + ")";
+      try {
+        Variant v = make_variant(std::move(rg.graph), std::move(rg.steps), rg.cost, {});
+        v.space = schedule::schedule_space(v.graph, t);
+        v.predicted_s = best_predicted(v.graph, v.space, t, opts.seed);
+        vs.push_back(std::move(v));
+      } catch (const std::exception& e) {
+        warn("the rewritten variant ending in " + label + " could not be planned (" + first_line(e.what()) +
+             "); skipped");
+      }
     }
     int refused = 0;
     for (const auto& c : ex.tried) refused += c.proof.status == verify::smt::ProofStatus::Proved ? 0 : 1;
@@ -503,14 +602,15 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   }
   std::vector<size_t> chosen = choose(vs, g, opts.rewrites ? opts.rewrite_variants : 0);
 
-  double max_err = naive.max_error_over_budget;
+  double max_err = naive.verified ? naive.max_error_over_budget : 0.0;
   int compiled = 0;
   double best_ms = 0;
   // Two schedules (of any variant) that emit the same source are one binary:
   // measured once (tinygrad's duplicate-binary rule). Keyed by the source text itself.
   std::map<std::string, runtime::Measurement> by_source;
-  by_source[naive_k.source + '\0' + naive_k.header] = naive;
+  if (naive_built) by_source[naive_text] = naive;
   int trials_used = 0;
+  std::set<std::string> candidate_errors;  // each distinct failure of a candidate is warned about once
   TimingAnchor anchor;  // one for every variant's search: their times compare too
   for (size_t ci = 0; ci < chosen.size(); ++ci) {
     Variant& v = vs[chosen[ci]];
@@ -572,6 +672,13 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
         if (ms[i].verified) max_err = std::max(max_err, ms[i].max_error_over_budget);
         ev.push_back({ms[i].verified, ms[i].ms});
         if (db) db->record_candidate(vkey, {search::schedule_key(batch[i]), ms[i].ms, ms[i].verified});
+        // A candidate axon could not emit, compile or run is axon's own
+        // failure: said once per distinct error, and skipped (a candidate
+        // over its error budget is an ordinary outcome of the search).
+        const std::string& err = ms[i].error;
+        bool broken = !ms[i].verified && !err.empty() && (!ms[i].compiled || err.rfind("load", 0) == 0);
+        if (broken && candidate_errors.insert(err).second)
+          warn("a candidate failed (" + err + "), schedule " + schedule::to_json(batch[i]).dump() + "; skipped");
       }
       return ev;
     };
@@ -596,9 +703,16 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
     v.budget_s = so.budget_s;
     v.trials = so.trials;
     v.prior = static_cast<int>(prior.size());
-    v.sr = search::autotune(v.space, fns, so);
-    v.searched = true;
-    trials_used += static_cast<int>(v.sr.history.size());
+    try {
+      v.sr = search::autotune(v.space, fns, so);
+      v.searched = true;
+      trials_used += static_cast<int>(v.sr.history.size());
+    } catch (const std::exception& e) {
+      v.sr = {};
+      v.why_not = "its search failed: " + first_line(e.what());
+      warn(std::string("the search of ") + (original ? "the original graph" : "a rewritten variant") + " failed (" +
+           first_line(e.what()) + "); skipped");
+    }
   }
 
   // The winner over all variants; the naive kernel of the original when nothing beat it.
@@ -611,7 +725,12 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   if (win >= 0) win_schedule = vs[win].sr.best.schedule, win_ms = vs[win].sr.best.eval.ms;
   json final_round = final_round_json({}, 0);
   if (win >= 0 && !interrupted()) {
-    std::vector<Finalist> fs = finalists(vs, t);
+    std::vector<Finalist> fs;
+    try {
+      fs = finalists(vs, t);
+    } catch (const std::exception& e) {
+      warn("the final round could not be set up (" + first_line(e.what()) + "); the search's fastest wins");
+    }
     if (fs.size() >= 2) {
       std::vector<codegen::KernelSource> ks;
       for (const Finalist& f : fs) ks.push_back(f.kernel);
@@ -627,17 +746,29 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
       final_round = final_round_json(fs, best);
     }
   }
-  bool naive_wins = win < 0 || naive.ms <= win_ms;
-  res.naive_ms = naive.ms;
-  const Variant* wv = naive_wins ? &vs[0] : &vs[win];
+  codegen::KernelSource win_kernel;
+  if (win >= 0) {
+    try {
+      win_kernel = codegen::emit_cpu(vs[win].graph, win_schedule, t);
+    } catch (const std::exception& e) {  // it emitted during the search: not expected
+      warn("the winning schedule could not be emitted again (" + first_line(e.what()) + ")");
+      win = -1;
+    }
+  }
+  bool naive_wins = naive.verified && (win < 0 || naive.ms <= win_ms);
+  res.found = naive_wins || win >= 0;
+  res.naive_ms = naive_ms;
+  const Variant* wv = naive_wins || win < 0 ? &vs[0] : &vs[win];
   if (naive_wins) {
     res.kernel = naive_k;
     res.schedule = schedule::default_schedule(space);
     res.axon_ms = naive.ms;
-  } else {
-    res.kernel = codegen::emit_cpu(wv->graph, win_schedule, t);
+  } else if (win >= 0) {
+    res.kernel = win_kernel;
     res.schedule = win_schedule;
     res.axon_ms = win_ms;
+  } else {
+    res.schedule = schedule::default_schedule(space);
   }
   // Why the search as a whole stopped: interrupted, else the trials or the
   // budget if any search ran into them, else every space was exhausted.
@@ -690,7 +821,7 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   json r;
   r["entry"] = g.entry;
   r["target"] = target::to_json(t);
-  r["variant"] = naive_wins ? "naive" : "schedule";
+  r["variant"] = naive_wins ? "naive" : res.found ? "schedule" : "none";
   r["time_ms"] = {{"axon", res.axon_ms}, {"naive", res.naive_ms}};
   r["speedup_vs_naive"] = res.axon_ms > 0 ? res.naive_ms / res.axon_ms : 0;
   // The roofline of the work the winner does (its graph, rewritten or not);
@@ -698,7 +829,8 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   r["roofline"] = roofline_json(wv->graph, t, res.axon_ms);
   if (!wv->steps.empty()) r["roofline"]["spec_floor_ms"] = roofline_json(g, t, res.axon_ms)["floor_ms"];
   r["verification"] = {{"inputs_tried", m.inputs_tried()}, {"max_error_over_budget", max_err},
-                       {"reference", "original graph"}};
+                       {"reference", "original graph"}, {"naive_within_budget", naive.verified}};
+  if (!naive_check.is_null()) r["verification"]["naive_check"] = naive_check;
   r["schedule"] = schedule::to_json(res.schedule);
   {
     // How the kernel was compiled for every timing and check: what a user builds it with.
@@ -712,9 +844,24 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   r["search"] = {{"candidates", candidates}, {"compiled", compiled}, {"verified", verified},
                  {"seconds", elapsed()}, {"stop_reason", stop}, {"seed", opts.seed},
                  {"resumed_from", prior_total}, {"anchor", anchor.to_json()}, {"final_round", final_round}};
+  if (!res.found) {
+    // Nothing passed. When nothing was even built there is nothing to
+    // report on the spec: that is axon's own failure.
+    if (!naive.compiled && compiled == 0)
+      throw InternalError("no kernel could be built for this graph: the naive kernel: " + naive.error + "; " +
+                          std::to_string(candidates) + " scheduled candidate(s), none compiled");
+    res.failure = "no kernel passed its error-budget check: ";
+    if (naive_worst)
+      res.failure += "the naive kernel misses it at " + describe(*naive_worst);
+    else
+      res.failure += "the naive kernel: " + (naive.error.empty() ? std::string("not built") : naive.error);
+    res.failure += "; and none of the " + std::to_string(candidates) + " scheduled candidate(s) passed";
+    r["failure"] = res.failure;
+  }
+  r["warnings"] = res.warnings;
   if (db) {
     r["search"]["database"] = db->path();
-    if (stop != "interrupted") db->store_report(report_key, r.dump());
+    if (stop != "interrupted" && res.found) db->store_report(report_key, r.dump());
   }
   res.report = r;
   return res;
@@ -738,6 +885,16 @@ std::string report_markdown(const json& r) {
       << ")\n";
   o << "- verification: " << r["verification"].value("inputs_tried", 0) << " inputs, max error "
     << num(r["verification"], "max_error_over_budget") << " of the budget\n";
+  if (!r["verification"].value("naive_within_budget", true)) {
+    const json& nc = r["verification"].value("naive_check", json::object());
+    o << "- naive kernel: over its error budget";
+    if (nc.contains("element"))
+      o << " at output " << nc.value("output", 0) << ", element " << nc["element"].dump() << ": error "
+        << nc["error"].dump() << ", budget " << nc["budget"].dump() << " (" << nc["error_over_budget"].dump()
+        << "x)";
+    o << "; not a candidate\n";
+  }
+  if (r.contains("failure")) o << "- **no kernel passed**: " << r["failure"].get<std::string>() << "\n";
   const json& s = r["search"];
   o << "- search: " << s.value("candidates", 0) << " candidates, " << s.value("compiled", 0) << " compiled, "
     << s.value("verified", 0) << " verified, " << num(s, "seconds") << " s, stopped: "
@@ -752,6 +909,10 @@ std::string report_markdown(const json& r) {
     for (const json& c : s["final_round"]["candidates"])
       o << " " << num(c, "search_ms") << " -> " << num(c, "ms") << (c.value("winner", false) ? " (winner)" : "") << ";";
     o << "\n";
+  }
+  if (r.contains("warnings") && !r["warnings"].empty()) {
+    o << "- warnings (each stage skipped, the search went on):\n";
+    for (const json& w : r["warnings"]) o << "  - " << w.get<std::string>() << "\n";
   }
   if (r.contains("rewrites") && r["rewrites"].is_object()) {
     const json& rw = r["rewrites"];

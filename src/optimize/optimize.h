@@ -19,6 +19,18 @@
 /// fastest verified kernel over all variants wins; the report lists the
 /// rewrites that produced it, each with its proof, and the database stores
 /// the rule sequence so that an answer from it rebuilds the same graph.
+///
+/// Failures are contained: a stage that fails on this program (the rewrite
+/// exploration, one variant's schedule space or search, one candidate's
+/// code generation or compilation, the final side-by-side round) is
+/// reported through `on_warning` and in the report's "warnings", skipped,
+/// and the search goes on without it. The naive kernel is the baseline, not
+/// a judge: when it misses its own error budget (or cannot be built) the
+/// warning names the worst element, and the fastest kernel that passes
+/// wins. Only when no kernel at all passes is `found` false: no kernel,
+/// `failure` names the output, the element and the budget missed (the CLI
+/// exits with 3). optimize() throws only for what no search can survive
+/// (the reference cannot be evaluated, an unopenable database).
 #pragma once
 
 #include <atomic>
@@ -26,6 +38,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "codegen/kernel_source.h"
 #include "ir/graph.h"
@@ -51,10 +64,16 @@ struct OptimizeOptions {
   bool rewrites = true;         // search proved rewrites of the graph too (false: --no-rewrites)
   int rewrite_variants = 2;     // most rewritten variants searched besides the original
   std::function<void(const Progress&)> on_progress;  // called after each candidate
+  std::function<void(const std::string&)> on_warning;  // called once per contained failure, as it happens
   const std::atomic<bool>* interrupt = nullptr;     // set (e.g. by SIGINT): stop, keep the best so far
 };
 
 struct OptimizeResult {
+  /// False when no kernel passed its check, the naive one included: `kernel`
+  /// is empty and `failure` says which output and element missed which budget.
+  bool found = true;
+  std::string failure;
+  std::vector<std::string> warnings;  // every contained failure, in order (also report["warnings"])
   codegen::KernelSource kernel;    // the winner (the naive kernel if nothing beat it)
   schedule::Schedule schedule;
   double axon_ms = 0, naive_ms = 0;

@@ -334,9 +334,10 @@ def _broadcasts(*shapes):
         return False
 
 
-def generate(seed, statements=None):
-    """A random well-typed program; the same seed gives the same program."""
-    b = _Builder(seed)
+def generate(seed, statements=None, builder=None):
+    """A random well-typed program; the same seed gives the same program.
+    `builder` replaces _Builder (a subclass with more forms: tests/property/fuzzgen.py)."""
+    b = (builder or _Builder)(seed)
     for _ in range(b.rng.randint(1, 3)):
         b.random_param()
     n = statements if statements is not None else b.rng.randint(2, 7)

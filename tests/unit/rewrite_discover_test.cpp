@@ -346,3 +346,28 @@ TEST(rewrite_discover, ExploreCombinesPropagationWithLibraryRules) {
   for (size_t i = 0; i < a[0].data.size(); ++i)
     ASSERT_NEAR(a[0].data[i], b[0].data[i], 1e-9 * (1 + std::abs(a[0].data[i])));
 }
+
+// SiLU after a matmul written as y * (1 / (1 + exp(-y))): the sum of the
+// product, y = SUM_k x W, appears inside the body of another sum (the product
+// y * r distributes into SUM_k x W r, whose r holds y again). Proving the
+// fold of the 1 used to send the translator into endless recursion (a
+// nested sum compared against the sum that contains it, whose body named it
+// again) and the process died of a stack overflow; now the fold is proved
+// and explore() finishes.
+TEST(rewrite_discover, NestedSumInsideASumBodyIsClassifiedOnce) {
+  ir::Graph g = from_source(
+      "import numpy as np\n\n"
+      "def f(x: \"f32[128, 1024]\", W: \"f32[1024, 1024]\"):\n"
+      "    y = x @ W\n"
+      "    return y * (1.0 / (1.0 + np.exp(-y)))\n");
+  rewrite::ExploreResult e = rewrite::explore(g);
+  bool fold_proved = false;
+  for (const Candidate& c : e.tried)
+    fold_proved = fold_proved || (c.move.kind == "fold-constants" && c.proof.status == verify::smt::ProofStatus::Proved);
+  EXPECT_TRUE(fold_proved);
+  const rewrite::RewrittenGraph& best = e.best.at(0);
+  ASSERT_EQ(best.steps.size(), 1u);
+  EXPECT_EQ(best.steps[0].move.kind, "fold-constants");
+  EXPECT_LT(rewrite::cost_score(best.cost), rewrite::cost_score(rewrite::cost(g)));
+  expect_same_values(g, best.steps[0].move);
+}

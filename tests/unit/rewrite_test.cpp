@@ -226,6 +226,21 @@ TEST(rewrite, OnlineSoftmaxOverTwoTilesWithExpAxioms) {
   EXPECT_EQ(bare.status, ProofStatus::Unknown) << bare.reason;
 }
 
+// SiLU after a matmul as y * (1 / (1 + exp(-y))) and as y / (1 + exp(-y)):
+// each side is a sum over k whose factors hold exp(-y), itself the same sum
+// over another binder. Deciding the class of the outer sum once encoded the
+// inner one against the outer, whose body named the inner one again, without
+// end (a stack overflow); the inner sum is now classified first.
+TEST(rewrite, ReciprocalSiluAfterMatmulIsOneQuotient) {
+  expect_proved(rewrite_case(
+      "silu-reciprocal-after-matmul", {"M", "K", "N"}, x_w,
+      [](Sketch& s, const DimSizes&) {
+        Id y = s.matmul(s.in("X"), s.in("W"));
+        s.output(s.mul(y, s.div(s.scalar(1), s.add(s.scalar(1), s.exp(s.neg(y))))));
+      },
+      [](Sketch& s, const DimSizes&) { s.output(s.silu(s.matmul(s.in("X"), s.in("W")))); }));
+}
+
 // ======================================================================
 // Must refuse: plausible, wrong, and each with a counterexample.
 

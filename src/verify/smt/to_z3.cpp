@@ -149,10 +149,60 @@ z3::expr Z3Translator::closure_value(const Closure& c, const Env& env, Query& q)
   return k.fn(args);
 }
 
+void Z3Translator::classify_in(const PolyRef& p) {
+  for (const Monomial& m : p->terms) {
+    if (!m.binders.empty()) class_of(Closure{AtomKind::Param, m.id, m.binders, m.factors, nullptr, m.free});
+    else
+      for (const AtomRef& a : m.factors) classify_in(a);
+  }
+}
+
+void Z3Translator::classify_in(const AtomRef& a) {
+  switch (a->kind) {
+    case AtomKind::Param:
+    case AtomKind::Index: return;
+    case AtomKind::Fn:
+    case AtomKind::Recip:
+      for (const PolyRef& p : a->args) classify_in(p);
+      return;
+    case AtomKind::Ite:
+      classify_in(a->cond);
+      for (const PolyRef& p : a->args) classify_in(p);
+      return;
+    case AtomKind::Max:
+    case AtomKind::Min: class_of(Closure{a->kind, a->id, a->binders, {}, a->args[0], a->free}); return;
+  }
+}
+
+void Z3Translator::classify_in(const CondRef& k) {
+  if (k->poly) classify_in(k->poly);
+  for (const CondRef& a : k->args) classify_in(a);
+}
+
+void Z3Translator::classify_nested(const Closure& c) {
+  if (c.kind == AtomKind::Param) {
+    for (const AtomRef& a : c.factors) classify_in(a);
+  } else {
+    classify_in(c.body);
+  }
+}
+
 int Z3Translator::class_of(const Closure& c) {
   auto key = std::make_pair(static_cast<int>(c.kind), c.id);
   auto it = class_by_closure_.find(key);
   if (it != class_by_closure_.end()) return it->second;
+  // A closure is never part of its own body; reaching it again while it is
+  // being classified would recurse without end.
+  AXON_CHECK(!classifying_.count(key)) << "closure " << c.id << " reached again while its class is being decided";
+  classifying_.insert(key);
+  struct Done {
+    std::set<std::pair<int, int>>& s;
+    std::pair<int, int> k;
+    ~Done() { s.erase(k); }
+  } done{classifying_, key};
+  // Inner closures first: matching below encodes bodies, which must then
+  // find every nested closure already in a class.
+  classify_nested(c);
   for (size_t k = 0; k < classes_.size(); ++k) {
     std::vector<int> perm;
     // A copy: matching encodes bodies, which may add classes and move the vector.

@@ -17,6 +17,12 @@
 // uninterpreted holds for the real sums. The converse fails (two equal sums
 // may land in different classes), which only costs completeness.
 //
+// A closure's class is settled only after the class of every closure nested
+// in its body (a sum inside an exp inside another sum's factors): comparing
+// bodies then only looks classes up. Classifying outer closures first would
+// compare an inner closure with a representative whose body contains it,
+// which encodes that body, which asks for the inner closure's class again.
+//
 // Each query gets the ranges of the index variables it mentions, sizes >= 1,
 // and ground instances of the opted-in axioms for the function applications
 // it contains.
@@ -77,6 +83,11 @@ class Z3Translator {
   z3::expr closure_value(const Closure& c, const Env& env, Query& q);
   z3::expr closure_body(const Closure& c, const Env& env, Query& q);
   int class_of(const Closure& c);
+  /// Classifies every closure nested in `c`'s body, innermost first.
+  void classify_nested(const Closure& c);
+  void classify_in(const PolyRef& p);
+  void classify_in(const AtomRef& a);
+  void classify_in(const CondRef& k);
   bool same_class(const Closure& u, const Closure& rep, std::vector<int>* param_perm);
   std::vector<z3::expr> facts_of(Query& q);
   z3::func_decl function(const std::string& name, int arity, bool int_args);
@@ -87,6 +98,7 @@ class Z3Translator {
   // (kind, id) -> for each parameter, its position in the class function
   std::map<std::pair<int, int>, std::vector<int>> param_perm_;
   std::map<std::string, z3::func_decl> functions_;
+  std::set<std::pair<int, int>> classifying_;  // closures whose class_of is on the stack
   int next_const_ = 0;
 };
 

@@ -1,0 +1,7 @@
+# A Huber loss over a small array: a full reduction with no schedule space, so
+# the naive kernel is the only kernel the search has (test_failing_baseline.py).
+import numpy as np
+
+def huber(a: "f32[64, 64]", b: "f32[64, 64]"):
+    d = a - b
+    return np.mean(np.where(np.abs(d) < 1, 0.5 * d * d, np.abs(d) - 0.5))

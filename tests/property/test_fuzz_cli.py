@@ -1,0 +1,66 @@
+"""The command-line fuzzer on a fixed set of seeds: random specs over the
+spec language (fuzzgen.py: progen's programs, each operation also in its
+other numpy spellings) through `axon check`, `axon explain` and
+`axon optimize --budget 1 --trials 1`. A spec may be refused (exit 1) and
+optimize may find nothing within budget (exit 3); exit 2, a signal or a hang
+fails the test, which prints the program shrunk to the smallest one that
+still breaks axon the same way. bench/fuzz/fuzz.py runs long campaigns.
+"""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import conftest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cli_fuzz  # noqa: E402
+import fuzzgen  # noqa: E402
+import progen  # noqa: E402
+
+SEEDS = range(50)
+_shrinks_left = [2]  # shrinking costs up to 60 runs of all three commands
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_axon_survives_a_random_spec(seed, tmp_path):
+    conftest.require_axon()
+    prog = fuzzgen.generate(seed)
+    v = cli_fuzz.verdict(prog.source(), tmp_path / "original", conftest.AXON_BIN, conftest.SOURCE_DIR)
+    if v is None:
+        return
+    report = f"seed {seed}: axon {v[0]}: {v[1]}\n--- program ---\n{prog.source()}--- what happened ---\n{v[2]}\n"
+    if _shrinks_left[0] > 0:
+        _shrinks_left[0] -= 1
+        res = cli_fuzz.minimize(prog, v, tmp_path / "shrink", conftest.AXON_BIN, conftest.SOURCE_DIR)
+        report += f"--- shrunk in {res.steps} steps ({res.evaluations} runs) to ---\n{res.program.source()}"
+    pytest.fail(report, pytrace=False)
+
+
+def test_the_generator_is_deterministic_and_valid():
+    for seed in range(20):
+        a, b = fuzzgen.generate(seed), fuzzgen.generate(seed)
+        assert a.source() == b.source()
+        assert progen.is_valid(a), a.source()
+
+
+def test_the_generator_writes_each_form():
+    text = "".join(fuzzgen.generate(s).source() for s in range(300))
+    for form in ["np.reciprocal(", "** -1", "** 0.5", "np.sqrt(", "np.square(", "(1.0 / (", " @ ",
+                 "/ (1.0 + np.exp(", "* (1.0 / (1.0 + np.exp("]:
+        assert form in text, form
+
+
+def test_the_verdict_catches_a_breach(tmp_path):
+    """A stand-in for axon that crashes on optimize: the verdict names it."""
+    fake = tmp_path / "fake_axon.sh"
+    fake.write_text('#!/bin/sh\nif [ "$1" = optimize ]; then kill -SEGV $$; fi\nexit 0\n')
+    fake.chmod(0o755)
+    v = cli_fuzz.verdict(fuzzgen.generate(0).source(), tmp_path / "run", fake, tmp_path)
+    assert v is not None and v[0] == "optimize" and v[1] == "signal SIGSEGV", v
+    fake.write_text("#!/bin/sh\nexit 2\n")
+    v = cli_fuzz.verdict(fuzzgen.generate(0).source(), tmp_path / "run2", fake, tmp_path)
+    assert v is not None and v[0] == "check" and v[1] == "exit 2", v
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    assert cli_fuzz.verdict(fuzzgen.generate(0).source(), tmp_path / "run3", fake, tmp_path) is None
