@@ -229,7 +229,7 @@ void References::compute(const std::vector<int>& which, int threads) {
   std::exception_ptr failure;
   auto work = [&] {
     try {
-      for (size_t i; (i = next++) < which.size();) ensure(which[i]);
+      for (size_t i; !stopped_ && (i = next++) < which.size();) ensure(which[i]);
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu);
       if (!failure) failure = std::current_exception();

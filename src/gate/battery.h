@@ -36,6 +36,7 @@
 // plain process 1000 to 2000 times.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -95,8 +96,10 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel);
 class References {
  public:
   References(const ir::Graph& g, const Battery& b);
-  /// Computes the sets in `which` with up to `threads` threads.
+  /// Computes the sets in `which` with up to `threads` threads; after
+  /// stop(), starts no further set.
   void compute(const std::vector<int>& which, int threads);
+  void stop() { stopped_ = true; }
   const std::vector<verify::Tensor>& reference(int set);
   const std::vector<verify::Tensor>& bounds(int set);
 
@@ -109,6 +112,7 @@ class References {
   const ir::Graph& g_;
   const Battery& b_;
   std::vector<Entry> entries_;
+  std::atomic<bool> stopped_{false};
 };
 
 /// Writes the references of sets 0 and 1 into the fills that hold them.

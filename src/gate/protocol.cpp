@@ -43,9 +43,17 @@ int DriverPlan::max_records() const {
   return static_cast<int>(calls.size()) + nslots + (concurrent_a >= 0 ? 6 : 0) + soak_records + 9 * nslots + 1;
 }
 
+void write_blocks(const DriverPlan& plan, const std::string& blocks_path) {
+  std::ofstream blocks(blocks_path, std::ios::binary);
+  for (const std::vector<uint8_t>& data : plan.blocks)
+    blocks.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  blocks.close();
+  AXON_CHECK(blocks.good()) << "cannot write " << blocks_path;
+}
+
 void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& blocks_path,
                 const std::string& fills_path) {
-  std::ofstream blocks(blocks_path, std::ios::binary);
+  write_blocks(plan, blocks_path);
   std::ostringstream p;
   p << "axon-gate-plan 2\n";
   p << "buffers " << plan.input_bytes.size() << " " << plan.output_bytes.size() << "\n";
@@ -56,10 +64,8 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
   for (size_t i = 0; i < plan.blocks.size(); ++i) {
     const std::vector<uint8_t>& data = plan.blocks[i];
     p << "block " << i << " " << offset << " " << data.size() << "\n";
-    blocks.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
     offset += data.size();
   }
-  blocks.close();
   for (size_t s = 0; s < plan.sets.size(); ++s) {
     p << "set " << s;
     for (int blk : plan.sets[s]) p << " " << blk;
@@ -120,7 +126,7 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
   std::ofstream out(plan_path);
   out << p.str();
   out.close();
-  AXON_CHECK(blocks.good() && out.good() && fills_ok)
+  AXON_CHECK(out.good() && fills_ok)
       << "cannot write the gate's plan " << plan_path << " / " << blocks_path << " / " << fills_path;
 }
 

@@ -118,6 +118,9 @@ struct DriverPlan {
   int max_records() const;
 };
 
+/// Writes blocks.bin: the plan's blocks back to back.
+void write_blocks(const DriverPlan& plan, const std::string& blocks_path);
+
 /// Writes plan.txt, blocks.bin and (when a fill has data) fills.bin, named
 /// in the plan by its file name alone. Throws InternalError when it cannot.
 void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& blocks_path,

@@ -241,12 +241,12 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   return run;
 }
 
-// The kernel in a plain process (user_driver_source.h); blocks.bin must
-// already hold the battery's inputs.
+// The kernel in a plain process (user_driver_source.h).
 UserOutcome run_user(const WorkDir& wd, const std::string& exe, const Battery& b, double call_timeout_s,
                      const GateOptions& opts) {
   const std::string plan_path = wd / "user_plan.txt", events = wd / "events_user.log";
   const std::string outputs = wd / "outputs_user.bin", child_log = wd / "child_user.log";
+  write_blocks(b.plan, wd / "blocks.bin");
   write_user_plan(b, plan_path);
   std::error_code ec;
   fs::remove(events, ec);
@@ -308,9 +308,9 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
           {{"kind", f.kind}, {"symbol", f.what}, {"detail", f.detail}});
   if (!report.reasons.empty()) return report;
 
-  std::optional<Executables> exe = build(wd, opts, abi.entry, v);
-  if (!exe) return report;
-
+  // The float64 references depend only on the inputs: they are computed
+  // while the kernel builds and while the sanitized and user runs go on
+  // (nothing is timed in those).
   Battery battery = plan_battery(g, report.seed, opts.time_kernel);
   report.inputs = describe_inputs(battery);
   for (const BatterySet& s : battery.sets)
@@ -321,11 +321,16 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
     if (battery.sets[s].compared) compared.push_back(static_cast<int>(s));
   const int threads = opts.reference_threads > 0 ? opts.reference_threads
                                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-
-  // The sanitized run and the user run overlap the reference; nothing is
-  // timed in them.
-  std::optional<RunOutcome> sanitized;
   auto reference_job = std::async(std::launch::async, [&] { refs.compute(compared, threads); });
+
+  std::optional<Executables> exe = build(wd, opts, abi.entry, v);
+  if (!exe) {
+    refs.stop();
+    reference_job.wait();
+    return report;
+  }
+
+  std::optional<RunOutcome> sanitized;
   if (opts.run_sanitizer)
     sanitized = run_driver(wd, exe->sanitized, battery.sanitized_plan, "sanitized", true, 3 * call_timeout, opts, names);
   UserOutcome user = run_user(wd, exe->user, battery, call_timeout, opts);
