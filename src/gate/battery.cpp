@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstring>
 #include <exception>
+#include <random>
 #include <thread>
 
 #include "gate/hashing.h"
@@ -70,19 +73,142 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel) {
   for (ir::NodeId o : g.outputs) b.plan.output_bytes.push_back(buffer_bytes(g[o].type));
   for (const BatterySet& s : b.sets) b.plan.sets.push_back(s.blocks);
 
-  auto add_call = [&](int set, Layout layout, bool fresh) { b.plan.calls.push_back({set, layout, fresh}); };
-  add_call(0, Layout::GuardAfter, true);
-  add_call(1, Layout::GuardAfter, false);
-  add_call(0, Layout::GuardAfter, true);
-  add_call(0, Layout::GuardAfter, false);
-  add_call(0, Layout::GuardBefore, true);
-  for (int s = 2; s < static_cast<int>(b.sets.size()); ++s) add_call(s, Layout::GuardAfter, true);
-  if (time_kernel) b.plan.time_set = 0;
+  // Fills: the data of nan and random now, the references later.
+  std::mt19937_64 rng(set_seed(seed, 1000));
+  auto fill_block = [&](const ir::Type& t, bool nan) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(buffer_bytes(t)));
+    const int w = ir::dtype_bytes(t.dtype);
+    std::normal_distribution<double> normal;
+    for (size_t i = 0; i + static_cast<size_t>(w) <= bytes.size(); i += static_cast<size_t>(w)) {
+      uint64_t r = rng();
+      if (nan && (t.dtype == ir::DType::F32 || t.dtype == ir::DType::F64 || t.dtype == ir::DType::F16 ||
+                  t.dtype == ir::DType::BF16)) {
+        // Exponent all ones, a random sign and a random non-zero payload.
+        if (w == 4) {
+          uint32_t v = 0x7F800000u | static_cast<uint32_t>((r >> 8) & 0x7FFFFF) | (r & 1 ? 0x80000000u : 0);
+          if ((v & 0x7FFFFF) == 0) v |= 1;
+          std::memcpy(&bytes[i], &v, 4);
+        } else if (w == 8) {
+          uint64_t v = 0x7FF0000000000000ull | ((r >> 12) & 0xFFFFFFFFFFFFFull) | (r & 1 ? 1ull << 63 : 0);
+          if ((v & 0xFFFFFFFFFFFFFull) == 0) v |= 1;
+          std::memcpy(&bytes[i], &v, 8);
+        } else {
+          const bool half = t.dtype == ir::DType::F16;
+          uint16_t v = half ? static_cast<uint16_t>(0x7C00u | ((r >> 8) & 0x3FF)) : static_cast<uint16_t>(0x7F80u | ((r >> 8) & 0x7F));
+          if ((v & (half ? 0x3FF : 0x7F)) == 0) v |= 1;
+          if (r & 1) v |= 0x8000;
+          std::memcpy(&bytes[i], &v, 2);
+        }
+      } else if (t.dtype == ir::DType::Bool) {
+        bytes[i] = static_cast<uint8_t>(r & 1);
+      } else if (!nan && ir::is_float(t.dtype)) {
+        verify::Tensor one{ir::Type{t.dtype, {}}, {normal(rng) * std::ldexp(1.0, static_cast<int>(r % 9) - 4)}};
+        std::vector<uint8_t> v = verify::to_buffer(one, t.dtype);
+        std::memcpy(&bytes[i], v.data(), static_cast<size_t>(w));
+      } else {
+        std::memcpy(&bytes[i], &r, static_cast<size_t>(w));
+      }
+    }
+    return bytes;
+  };
+  auto add_fill = [&](const std::string& name, FillKind kind) {
+    OutputFill f;
+    f.name = name;
+    f.kind = kind;
+    b.plan.fills.push_back(std::move(f));
+  };
+  add_fill("poison", FillKind::Poison);
+  add_fill("nan", FillKind::Data);
+  for (ir::NodeId o : g.outputs) b.plan.fills.back().data.push_back(fill_block(g[o].type, true));
+  add_fill("zeros", FillKind::Zeros);
+  add_fill("random", FillKind::Data);
+  for (ir::NodeId o : g.outputs) b.plan.fills.back().data.push_back(fill_block(g[o].type, false));
+  add_fill("outputs of " + b.sets[1].name, FillKind::Data);
+  add_fill("outputs of " + b.sets[0].name, FillKind::Data);
+  add_fill("untouched", FillKind::Untouched);
+
+  auto pick = [&](std::vector<int> from) { return from[rng() % from.size()]; };
+  // The fill "another set's right answers" for a call on `set`.
+  auto other_outputs = [&](int set) { return set == 1 ? fill::kOutputsOfA : fill::kOutputsOfB; };
+  auto any_fill = [&](int set) {
+    return pick({fill::kPoison, fill::kNan, fill::kZeros, fill::kRandom, other_outputs(set)});
+  };
+
+  auto add_call = [&](int set, Layout layout, bool fresh, int f) { b.plan.calls.push_back({set, layout, fresh, f}); };
+  add_call(0, Layout::GuardAfter, true, fill::kPoison);
+  add_call(1, Layout::GuardAfter, false, pick({fill::kNan, fill::kZeros, fill::kRandom}));
+  const int f2 = any_fill(0);
+  int f3 = any_fill(0);
+  while (f3 == f2) f3 = any_fill(0);
+  add_call(0, Layout::GuardAfter, true, f2);
+  add_call(0, Layout::GuardAfter, false, f3);
+  add_call(0, Layout::GuardBefore, true, any_fill(0));
+  const int nsets = static_cast<int>(b.sets.size());
+  std::vector<int> distributions;
+  for (int s = 2; s < nsets; ++s)
+    if (b.sets[static_cast<size_t>(s)].compared) {
+      distributions.push_back(s);
+      add_call(s, Layout::GuardAfter, true, any_fill(s));
+    }
+  std::vector<int> probe = {fill::kPoison, fill::kNan, fill::kZeros, fill::kRandom, fill::kOutputsOfB};
+  std::shuffle(probe.begin(), probe.end(), rng);
+  for (int f : probe) add_call(0, Layout::GuardAfter, true, f);
+  add_call(0, Layout::Heap, true, fill::kUntouched);
+  for (int s = 2; s < nsets; ++s)
+    if (!b.sets[static_cast<size_t>(s)].compared) add_call(s, Layout::GuardAfter, true, fill::kPoison);
 
   b.sanitized_plan = b.plan;
-  b.sanitized_plan.calls = {{0, Layout::Heap, true}};
-  b.sanitized_plan.time_set = -1;
+  b.sanitized_plan.calls = {{0, Layout::Heap, true, fill::kPoison}};
+  b.sanitized_plan.fills.resize(1);
+
+  // Slots: A, B and two other distributions.
+  std::shuffle(distributions.begin(), distributions.end(), rng);
+  std::vector<int> slot_sets = {0, 1};
+  for (size_t i = 0; i < distributions.size() && slot_sets.size() < 4; ++i) slot_sets.push_back(distributions[i]);
+  for (int s : slot_sets) b.plan.slots.push_back({s, any_fill(s)});
+  const int nslots = static_cast<int>(slot_sets.size());
+  b.plan.concurrent_a = 0;
+  b.plan.concurrent_b = 1;
+
+  // The soak: 1500 to 2500 calls; ten recorded, at drawn positions in
+  // [0, 100), [100, 1000) and [1000, n).
+  const int n = 1500 + static_cast<int>(rng() % 1000);
+  for (int i = 0; i < n; ++i) {
+    int k = static_cast<int>(rng() % static_cast<uint64_t>(nslots));
+    b.plan.soak.push_back({k, any_fill(slot_sets[static_cast<size_t>(k)]), false});
+  }
+  auto record_in = [&](int lo, int hi, int count) {
+    for (int c = 0; c < count; ++c) b.plan.soak[static_cast<size_t>(lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo)))].record = true;
+  };
+  record_in(0, 100, 3);
+  record_in(100, 1000, 3);
+  record_in(1000, n, 4);
+
+  b.plan.timed = time_kernel;
+  b.plan.time_fills = {fill::kPoison, fill::kNan, fill::kZeros, fill::kRandom};
+  std::shuffle(b.plan.time_fills.begin(), b.plan.time_fills.end(), rng);
+  b.plan.last_slot = static_cast<int>(rng() % static_cast<uint64_t>(nslots));
+  b.plan.last_fill = any_fill(slot_sets[static_cast<size_t>(b.plan.last_slot)]);
+
+  std::vector<int> compared = {0, 1};
+  compared.insert(compared.end(), distributions.begin(), distributions.end());
+  b.user.set = compared[rng() % compared.size()];
+  b.user.calls = 1000 + static_cast<int>(rng() % 1000);
   return b;
+}
+
+void fill_reference_outputs(const ir::Graph& g, Battery& b, References& refs) {
+  const int from[2] = {1, 0};  // kOutputsOfB holds set 1's reference, kOutputsOfA set 0's
+  const int to[2] = {fill::kOutputsOfB, fill::kOutputsOfA};
+  for (int i = 0; i < 2; ++i) {
+    OutputFill& f = b.plan.fills[static_cast<size_t>(to[i])];
+    f.data.clear();
+    const std::vector<verify::Tensor>& ref = refs.reference(from[i]);
+    for (size_t o = 0; o < g.outputs.size(); ++o) {
+      f.data.push_back(verify::to_buffer(ref[o], g[g.outputs[o]].type.dtype));
+      f.data.back().resize(static_cast<size_t>(b.plan.output_bytes[o]));
+    }
+  }
 }
 
 References::References(const ir::Graph& g, const Battery& b) : g_(g), b_(b), entries_(b.sets.size()) {}
@@ -103,7 +229,7 @@ void References::compute(const std::vector<int>& which, int threads) {
   std::exception_ptr failure;
   auto work = [&] {
     try {
-      for (size_t i; (i = next++) < which.size();) ensure(which[i]);
+      for (size_t i; !stopped_ && (i = next++) < which.size();) ensure(which[i]);
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu);
       if (!failure) failure = std::current_exception();

@@ -11,17 +11,32 @@
 //                   exposes cancelling one-pass variance formulas
 //   9..             one per parameter p: A with p's values taken from B
 //                   ("normal with p from normal#2"), to see each input matter
+// Output fills (protocol.h): poison (0xFF), nan (NaNs with random payloads,
+// random bits for integer outputs), zeros, random (finite values),
+// outputs of normal#2 / outputs of normal (that set's reference in the
+// output's dtype: right answers, for other inputs), untouched (fresh heap
+// buffers, never written). Which call gets which is drawn from the seed.
 // Calls (protocol.h layouts; "reuse" refills the previous call's buffers):
-//   0  A  after  fresh   the first answer
-//   1  B  after  reuse   same addresses, new data: a cache keyed by address shows
-//   2  A  after  fresh   fresh addresses after B: state left behind shows
-//   3  A  after  reuse   the identical call again: must agree bit for bit
-//   4  A  before fresh   underrun guard
-//   5.. one per other distribution, then one per mixed set, after, fresh
-// then the timing loop on A (fresh buffers). The sanitized build makes call 0
-// only, on the heap.
+//   0  A  after  fresh  poison  the first answer
+//   1  B  after  reuse          same addresses, new data: a cache keyed by address shows
+//   2  A  after  fresh          fresh addresses after B: state left behind shows
+//   3  A  after  reuse          the identical call again: must agree bit for bit
+//   4  A  before fresh          underrun guard
+//   5.. one per other distribution, after, fresh
+//   then A once with every fill (the untouched one on the heap),
+//   then one per mixed set, after, fresh, poison
+// Then the slots (A, B and two other distributions, each in its own
+// buffers), their baselines, concurrent rounds on A's and B's slots, the
+// soak (1500 to 2500 calls over the slots with drawn fills, ten of them
+// recorded at drawn positions, the last few past the thousandth call), the
+// timing loop over the slots and a last recorded call. The sanitized build
+// makes call 0 only, on the heap.
+//
+// The user run (user_driver_source.h) calls the kernel on one drawn set in a
+// plain process 1000 to 2000 times.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -50,13 +65,30 @@ namespace call {
 inline constexpr int kFirst = 0, kOtherData = 1, kAfterOther = 2, kRepeat = 3, kUnderrun = 4, kDistributions = 5;
 }
 
+/// The optimised plan's fills, by index.
+namespace fill {
+inline constexpr int kPoison = 0, kNan = 1, kZeros = 2, kRandom = 3, kOutputsOfB = 4, kOutputsOfA = 5,
+                     kUntouched = 6;
+}
+
+/// The plain process's run: `calls` calls on `set` (fewer if they take
+/// longer than max_ms in all).
+struct UserPlan {
+  int set = 0;
+  int calls = 1000;
+  double max_ms = 10000;
+};
+
 struct Battery {
   std::vector<BatterySet> sets;
   DriverPlan plan;            // the optimised build's calls and timing
   DriverPlan sanitized_plan;  // one call on set 0
+  UserPlan user;
 };
 
-/// Draws the sets from `seed` and lays out both plans.
+/// Draws the sets, the fills, the call indices and the user run from `seed`
+/// and lays out the plans. The fills that hold other sets' references are
+/// empty until fill_reference_outputs.
 Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel);
 
 /// The float64 reference and error bounds of each set, computed on demand;
@@ -64,8 +96,10 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel);
 class References {
  public:
   References(const ir::Graph& g, const Battery& b);
-  /// Computes the sets in `which` with up to `threads` threads.
+  /// Computes the sets in `which` with up to `threads` threads; after
+  /// stop(), starts no further set.
   void compute(const std::vector<int>& which, int threads);
+  void stop() { stopped_ = true; }
   const std::vector<verify::Tensor>& reference(int set);
   const std::vector<verify::Tensor>& bounds(int set);
 
@@ -78,7 +112,11 @@ class References {
   const ir::Graph& g_;
   const Battery& b_;
   std::vector<Entry> entries_;
+  std::atomic<bool> stopped_{false};
 };
+
+/// Writes the references of sets 0 and 1 into the fills that hold them.
+void fill_reference_outputs(const ir::Graph& g, Battery& b, References& refs);
 
 /// One InputSet per battery set, with FNV-1a hashes of its buffers.
 std::vector<InputSet> describe_inputs(const Battery& b);

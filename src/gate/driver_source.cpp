@@ -12,6 +12,8 @@ namespace {
 constexpr const char* kDriverBody = R"AXON_DRIVER(
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +28,8 @@ constexpr const char* kDriverBody = R"AXON_DRIVER(
 
 namespace {
 
-enum { kMaxBuffers = 64, kAfter = 0, kBefore = 1, kHeap = 2 };
+enum { kMaxBuffers = 64, kMaxSlots = 8, kMaxRegions = kMaxBuffers * (kMaxSlots + 1), kAfter = 0, kBefore = 1, kHeap = 2 };
+enum { kPoison = 0, kZeros = 1, kUntouched = 2, kData = 3 };
 
 // ---- reporting, async-signal-safe ------------------------------------------
 
@@ -90,7 +93,7 @@ struct Region {  // what the fault handler knows about one buffer
   int buffer, is_input;
 };
 
-Region g_regions[kMaxBuffers];
+Region g_regions[kMaxRegions];
 volatile int g_nregions = 0;
 size_t g_page = 4096;
 
@@ -137,7 +140,14 @@ void set_input_writable(Buffer& b, bool writable) {
 // ---- the plan ------------------------------------------------------------------
 
 struct Call {
-  int set, layout, fresh;
+  int set, layout, fresh, fill;
+};
+struct Fill {
+  int kind;
+  size_t off[kMaxBuffers];  // kData: offset in the fill file, per output
+};
+struct SoakCall {
+  int slot, fill, record;
 };
 
 int g_nin = 0, g_nout = 0;
@@ -145,19 +155,35 @@ size_t g_size[kMaxBuffers];
 size_t* g_block_off = nullptr;
 size_t* g_block_len = nullptr;
 int* g_set_blocks = nullptr;  // g_nsets * g_nin
-int g_nsets = 0, g_nblocks = 0, g_ncalls = 0;
+int g_nsets = 0, g_nblocks = 0, g_ncalls = 0, g_nfills = 0;
 Call* g_calls = nullptr;
-int g_time_set = -1, g_warmup = 1, g_min_reps = 5;
+Fill* g_fills = nullptr;
+char g_fill_path[256] = "";
+const unsigned char* g_fill_data = nullptr;
+size_t g_fill_len = 0;
+int g_nslots = 0, g_slot_set[kMaxSlots], g_slot_fill[kMaxSlots];
+int g_conc_a = -1, g_conc_b = -1, g_min_rounds = 16, g_max_rounds = 4096;
+double g_rounds_min_ms = 100, g_rounds_max_ms = 2000;
+SoakCall* g_soak = nullptr;
+int g_nsoak = 0;
+double g_soak_max_ms = 20000;
+int g_timed = 0, g_warmup = 1, g_min_reps = 5;
 double g_min_ms = 200, g_max_ms = 3000;
+int* g_time_fills = nullptr;
+int g_ntime_fills = 0;
+int g_last_slot = -1, g_last_fill = 0;
 const unsigned char* g_blocks = nullptr;
+
+bool valid_fill(int f) { return f >= 0 && f < g_nfills; }
+bool valid_slot(int k) { return k >= 0 && k < g_nslots; }
 
 void read_plan(const char* path) {
   FILE* f = fopen(path, "r");
   if (!f) fail("cannot open the plan");
   char word[32];
   int version = 0;
-  if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 1)
-    fail("not a version 1 plan");
+  if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 2)
+    fail("not a version 2 plan");
   while (fscanf(f, "%31s", word) == 1) {
     if (!strcmp(word, "end")) break;
     if (!strcmp(word, "buffers")) {
@@ -188,26 +214,82 @@ void read_plan(const char* path) {
         g_set_blocks[s * g_nin + i] = blk;
       }
       ++g_nsets;
+    } else if (!strcmp(word, "fillfile")) {
+      if (fscanf(f, "%255s", g_fill_path) != 1) fail("bad fillfile line");
+    } else if (!strcmp(word, "fill")) {
+      int k;
+      char kind[16];
+      Fill x;
+      memset(&x, 0, sizeof x);
+      if (fscanf(f, "%d %15s", &k, kind) != 2 || k != g_nfills) fail("bad fill line");
+      x.kind = !strcmp(kind, "poison") ? kPoison : !strcmp(kind, "zeros") ? kZeros
+             : !strcmp(kind, "untouched") ? kUntouched : !strcmp(kind, "data") ? kData : -1;
+      if (x.kind < 0) fail("bad fill kind");
+      if (x.kind == kData)
+        for (int j = 0; j < g_nout; ++j) {
+          unsigned long long off;
+          if (fscanf(f, "%llu", &off) != 1) fail("bad fill line");
+          x.off[j] = static_cast<size_t>(off);
+        }
+      g_fills = static_cast<Fill*>(realloc(g_fills, sizeof(Fill) * (g_nfills + 1)));
+      g_fills[g_nfills++] = x;
     } else if (!strcmp(word, "call")) {
       int c;
       Call k;
       char layout[16];
-      if (fscanf(f, "%d %d %15s %d", &c, &k.set, layout, &k.fresh) != 4 || c != g_ncalls || k.set < 0 ||
-          k.set >= g_nsets)
+      if (fscanf(f, "%d %d %15s %d %d", &c, &k.set, layout, &k.fresh, &k.fill) != 5 || c != g_ncalls ||
+          k.set < 0 || k.set >= g_nsets || !valid_fill(k.fill))
         fail("bad call line");
       k.layout = !strcmp(layout, "after") ? kAfter : !strcmp(layout, "before") ? kBefore : kHeap;
       if (c == 0) k.fresh = 1;
+      if (g_fills[k.fill].kind == kUntouched) k.fresh = 1;
       g_calls = static_cast<Call*>(realloc(g_calls, sizeof(Call) * (g_ncalls + 1)));
       g_calls[g_ncalls++] = k;
+    } else if (!strcmp(word, "slot")) {
+      int k, set, fill;
+      if (fscanf(f, "%d %d %d", &k, &set, &fill) != 3 || k != g_nslots || k >= kMaxSlots || set < 0 ||
+          set >= g_nsets || !valid_fill(fill) || g_fills[fill].kind == kUntouched)
+        fail("bad slot line");
+      g_slot_set[k] = set;
+      g_slot_fill[k] = fill;
+      ++g_nslots;
+    } else if (!strcmp(word, "concurrent")) {
+      if (fscanf(f, "%d %d %d %d %lf %lf", &g_conc_a, &g_conc_b, &g_min_rounds, &g_max_rounds, &g_rounds_min_ms,
+                 &g_rounds_max_ms) != 6 || !valid_slot(g_conc_a) || !valid_slot(g_conc_b) || g_conc_a == g_conc_b ||
+          g_min_rounds < 1 || g_max_rounds < g_min_rounds)
+        fail("bad concurrent line");
+    } else if (!strcmp(word, "soak")) {
+      if (fscanf(f, "%d %lf", &g_nsoak, &g_soak_max_ms) != 2 || g_nsoak < 0) fail("bad soak line");
+      g_soak = static_cast<SoakCall*>(malloc(sizeof(SoakCall) * (g_nsoak ? g_nsoak : 1)));
+      if (!g_soak) fail("malloc failed for the soak");
+      for (int i = 0; i < g_nsoak; ++i) {
+        char s1[4];
+        SoakCall& c = g_soak[i];
+        if (fscanf(f, "%3s %d %d %d", s1, &c.slot, &c.fill, &c.record) != 4 || strcmp(s1, "s") != 0 ||
+            !valid_slot(c.slot) || !valid_fill(c.fill) || g_fills[c.fill].kind == kUntouched)
+          fail("bad soak call line");
+      }
     } else if (!strcmp(word, "time")) {
-      if (fscanf(f, "%d %d %d %lf %lf", &g_time_set, &g_warmup, &g_min_reps, &g_min_ms, &g_max_ms) != 5 ||
-          g_time_set < 0 || g_time_set >= g_nsets)
+      g_timed = 1;
+      if (fscanf(f, "%d %d %lf %lf %d", &g_warmup, &g_min_reps, &g_min_ms, &g_max_ms, &g_ntime_fills) != 5 ||
+          g_ntime_fills < 1)
         fail("bad time line");
+      g_time_fills = static_cast<int*>(malloc(sizeof(int) * g_ntime_fills));
+      if (!g_time_fills) fail("malloc failed for the timing");
+      for (int i = 0; i < g_ntime_fills; ++i)
+        if (fscanf(f, "%d", &g_time_fills[i]) != 1 || !valid_fill(g_time_fills[i]) ||
+            g_fills[g_time_fills[i]].kind == kUntouched)
+          fail("bad time line");
+    } else if (!strcmp(word, "last")) {
+      if (fscanf(f, "%d %d", &g_last_slot, &g_last_fill) != 2 || !valid_slot(g_last_slot) || !valid_fill(g_last_fill) ||
+          g_fills[g_last_fill].kind == kUntouched)
+        fail("bad last line");
     } else {
       fail("unknown plan record");
     }
   }
   fclose(f);
+  if (g_timed && g_nslots == 0) fail("timing needs slots");
 }
 
 // ---- faults --------------------------------------------------------------------
@@ -360,17 +442,29 @@ int running_threads() {
 
 Buffer g_cur[kMaxBuffers];
 bool g_have_cur = false;
+Buffer g_slot[kMaxSlots][kMaxBuffers];
+unsigned char* g_base[kMaxSlots][kMaxBuffers];  // each slot's baseline outputs
+int g_drifted[kMaxSlots];                      // drifts recorded per slot
 int g_outputs_fd = -1;
 unsigned char* g_snapshot[kMaxBuffers];
+long long g_seq = 0;  // kernel calls made so far (atomic)
+int g_next_record = 0;
+pthread_mutex_t g_record_mu = PTHREAD_MUTEX_INITIALIZER;
+
+enum { kPhaseBattery, kPhaseBaseline, kPhaseConcurrent, kPhaseAfterRounds, kPhaseSoak, kPhaseRecheck, kPhaseTiming,
+       kPhaseLast };
+const char* const kPhaseNames[] = {"battery", "baseline", "concurrent", "after_rounds", "soak", "recheck", "timing",
+                                   "last"};
+const char* const kLayoutNames[] = {"after", "before", "heap"};
 
 const unsigned char* block_of(int set, int input) {
   return g_blocks + g_block_off[g_set_blocks[set * g_nin + input]];
 }
 
-void register_regions(const Buffer* bufs) {
-  g_nregions = 0;
-  for (int k = 0; k < g_nin + g_nout; ++k) {
+void add_regions(const Buffer* bufs, int* n) {
+  for (int k = 0; k < g_nin + g_nout && *n < kMaxRegions; ++k) {
     const Buffer& b = bufs[k];
+    if (!b.data) continue;
     Region r;
     r.lo = reinterpret_cast<uintptr_t>(b.map ? b.map : b.data);
     r.hi = r.lo + (b.map ? b.map_len : b.bytes);
@@ -378,14 +472,40 @@ void register_regions(const Buffer* bufs) {
     r.end = r.data + b.bytes;
     r.buffer = k;
     r.is_input = b.is_input ? 1 : 0;
-    g_regions[k] = r;
+    g_regions[(*n)++] = r;
   }
-  g_nregions = g_nin + g_nout;
+}
+
+// Every live buffer, for the fault handler.
+void register_regions() {
+  g_nregions = 0;
+  int n = 0;
+  if (g_have_cur) add_regions(g_cur, &n);
+  for (int k = 0; k < g_nslots; ++k) add_regions(g_slot[k], &n);
+  g_nregions = n;
+}
+
+void apply_fill(Buffer* bufs, int fill) {
+  const Fill& f = g_fills[fill];
+  for (int j = 0; j < g_nout; ++j) {
+    Buffer& b = bufs[g_nin + j];
+    if (f.kind == kPoison) memset(b.data, 0xFF, b.bytes);
+    else if (f.kind == kZeros) memset(b.data, 0, b.bytes);
+    else if (f.kind == kData) memcpy(b.data, g_fill_data + f.off[j], g_size[g_nin + j]);
+  }
+}
+
+void load_inputs(Buffer* bufs, int set) {
+  for (int k = 0; k < g_nin; ++k) {
+    set_input_writable(bufs[k], true);
+    memcpy(bufs[k].data, block_of(set, k), g_size[k]);
+    set_input_writable(bufs[k], false);
+  }
 }
 
 // Buffers for `set` in `layout`: fresh ones mapped while the old ones still
 // exist (so the addresses differ), or the current ones refilled.
-void prepare(int set, int layout, bool fresh) {
+void prepare(int set, int layout, bool fresh, int fill) {
   int nbuf = g_nin + g_nout;
   if (fresh || !g_have_cur) {
     Buffer next[kMaxBuffers];
@@ -395,19 +515,18 @@ void prepare(int set, int layout, bool fresh) {
     for (int k = 0; k < nbuf; ++k) g_cur[k] = next[k];
     g_have_cur = true;
   }
-  for (int k = 0; k < g_nin; ++k) {
-    set_input_writable(g_cur[k], true);
-    memcpy(g_cur[k].data, block_of(set, k), g_size[k]);
-    set_input_writable(g_cur[k], false);
-  }
-  for (int k = g_nin; k < nbuf; ++k) memset(g_cur[k].data, 0xFF, g_cur[k].bytes);
-  register_regions(g_cur);
+  load_inputs(g_cur, set);
+  apply_fill(g_cur, fill);
+  register_regions();
 }
 
-void call_kernel() {
+// Calls the kernel on `bufs`; returns the call's sequence number.
+long long call_on(const Buffer* bufs) {
   void* ptrs[kMaxBuffers];
-  for (int k = 0; k < g_nin + g_nout; ++k) ptrs[k] = g_cur[k].data;
+  for (int k = 0; k < g_nin + g_nout; ++k) ptrs[k] = bufs[k].data;
+  long long seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_SEQ_CST);
   axon_gate_call(ptrs);
+  return seq;
 }
 
 int count_threads() {
@@ -415,32 +534,54 @@ int count_threads() {
   return sample_tasks(t, 1024);
 }
 
+void write_all(int fd, const unsigned char* p, size_t n) {
+  size_t off = 0;
+  while (off < n) {
+    ssize_t w = write(fd, p + off, n - off);
+    if (w <= 0) fail("cannot write outputs.bin");
+    off += static_cast<size_t>(w);
+  }
+}
+
+struct RecordInfo {
+  int call = -1;  // -1: the next record number
+  long long seq = 0;
+  int set = 0, layout = kAfter, fill = 0, slot = -1, phase = kPhaseBattery, thread = 0;
+  int threads = 0, running = 0, changed = 0, input_changed = -1;
+};
+
+// Appends one call's outputs to outputs.bin and its end line to events.log.
+void emit_record(RecordInfo r, unsigned char* const* outs) {
+  pthread_mutex_lock(&g_record_mu);
+  if (r.call < 0) r.call = g_next_record++;
+  for (int j = 0; j < g_nout; ++j) write_all(g_outputs_fd, outs[j], g_size[g_nin + j]);
+  Line end;
+  end.s("end call=").i(r.call).s(" seq=").i(r.seq).s(" set=").i(r.set).s(" layout=").s(kLayoutNames[r.layout]);
+  end.s(" fill=").i(r.fill).s(" slot=").i(r.slot).s(" phase=").s(kPhaseNames[r.phase]).s(" thread=").i(r.thread);
+  end.s(" threads=").i(r.threads).s(" running=").i(r.running);
+  end.s(" changed_after_return=").i(r.changed).s(" input_changed=").i(r.input_changed).emit();
+  pthread_mutex_unlock(&g_record_mu);
+}
+
 void run_call(int c) {
   const Call& k = g_calls[c];
-  prepare(k.set, k.layout, k.fresh != 0);
+  prepare(k.set, k.layout, k.fresh != 0, k.fill);
   Line begin;
   begin.s("begin call=").i(c).emit();
   g_call = c;
-  call_kernel();
+  RecordInfo r;
+  r.call = c;
+  r.seq = call_on(g_cur);
   for (int j = 0; j < g_nout; ++j) memcpy(g_snapshot[j], g_cur[g_nin + j].data, g_size[g_nin + j]);
-  int threads = count_threads();
-  int running = running_threads();
-  int changed = 0;
-  for (int j = 0; j < g_nout; ++j) changed |= memcmp(g_snapshot[j], g_cur[g_nin + j].data, g_size[g_nin + j]) != 0;
-  int input_changed = -1;
-  for (int i = 0; i < g_nin && input_changed < 0; ++i)
-    if (memcmp(g_cur[i].data, block_of(k.set, i), g_size[i]) != 0) input_changed = i;
-  for (int j = 0; j < g_nout; ++j) {
-    size_t off = 0, n = g_size[g_nin + j];
-    while (off < n) {
-      ssize_t w = write(g_outputs_fd, g_snapshot[j] + off, n - off);
-      if (w <= 0) fail("cannot write outputs.bin");
-      off += static_cast<size_t>(w);
-    }
-  }
-  Line end;
-  end.s("end call=").i(c).s(" threads=").i(threads).s(" running=").i(running);
-  end.s(" changed_after_return=").i(changed).s(" input_changed=").i(input_changed).emit();
+  r.threads = count_threads();
+  r.running = running_threads();
+  for (int j = 0; j < g_nout; ++j) r.changed |= memcmp(g_snapshot[j], g_cur[g_nin + j].data, g_size[g_nin + j]) != 0;
+  for (int i = 0; i < g_nin && r.input_changed < 0; ++i)
+    if (memcmp(g_cur[i].data, block_of(k.set, i), g_size[i]) != 0) r.input_changed = i;
+  r.set = k.set;
+  r.layout = k.layout;
+  r.fill = k.fill;
+  emit_record(r, g_snapshot);
 }
 
 double now_ms() {
@@ -449,28 +590,244 @@ double now_ms() {
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+// ---- slots: buffers kept across the later phases ----------------------------
+
+double g_call_ms = 0;  // the slowest baseline call
+
+unsigned char* const* slot_outputs(int k) {
+  static unsigned char* outs[kMaxSlots][kMaxBuffers];
+  for (int j = 0; j < g_nout; ++j) outs[k][j] = g_slot[k][g_nin + j].data;
+  return outs[k];
+}
+
+bool matches_baseline(int k) {
+  for (int j = 0; j < g_nout; ++j)
+    if (memcmp(g_slot[k][g_nin + j].data, g_base[k][j], g_size[g_nin + j]) != 0) return false;
+  return true;
+}
+
+// One call on slot k with `fill`; returns the sequence number it had.
+long long slot_call(int k, int fill) {
+  apply_fill(g_slot[k], fill);
+  return call_on(g_slot[k]);
+}
+
+void record_slot(int k, int fill, long long seq, int phase, int thread = 0) {
+  RecordInfo r;
+  r.seq = seq;
+  r.set = g_slot_set[k];
+  r.fill = fill;
+  r.slot = k;
+  r.phase = phase;
+  r.thread = thread;
+  emit_record(r, slot_outputs(k));
+}
+
+// After a call on slot k: when its output differs from the baseline, the
+// first time per slot, records it and two calls made right after it, one
+// with the same fill and one with the baseline's fill. True when it drifted.
+bool check_drift(int k, int fill, long long seq, int phase) {
+  if (matches_baseline(k)) return false;
+  if (g_drifted[k]++ > 0) return true;
+  record_slot(k, fill, seq, phase);
+  long long s1 = slot_call(k, fill);
+  record_slot(k, fill, s1, kPhaseRecheck);
+  long long s2 = slot_call(k, g_slot_fill[k]);
+  record_slot(k, g_slot_fill[k], s2, kPhaseRecheck);
+  return true;
+}
+
+void make_slots() {
+  for (int k = 0; k < g_nslots; ++k) {
+    for (int b = 0; b < g_nin + g_nout; ++b) g_slot[k][b] = make_buffer(g_size[b] ? g_size[b] : 1, kAfter, b < g_nin);
+    load_inputs(g_slot[k], g_slot_set[k]);
+    for (int j = 0; j < g_nout; ++j) {
+      g_base[k][j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
+      if (!g_base[k][j]) fail("malloc failed for a baseline");
+    }
+  }
+  register_regions();
+  g_call = -6;
+  for (int k = 0; k < g_nslots; ++k) {
+    double t0 = now_ms();
+    long long seq = slot_call(k, g_slot_fill[k]);
+    double t = now_ms() - t0;
+    if (t > g_call_ms) g_call_ms = t;
+    for (int j = 0; j < g_nout; ++j) memcpy(g_base[k][j], g_slot[k][g_nin + j].data, g_size[g_nin + j]);
+    record_slot(k, g_slot_fill[k], seq, kPhaseBaseline);
+  }
+}
+
+// ---- concurrent rounds --------------------------------------------------------
+
+struct Barrier {
+  int count = 0, sense = 0;
+};
+Barrier g_barrier;
+int g_go = 1;
+int g_burst = 1;  // calls per thread per round: about 2 ms of them  // set by thread 0 at each barrier: another round follows
+
+void barrier_wait(int* local_sense) {
+  *local_sense = !*local_sense;
+  if (__atomic_add_fetch(&g_barrier.count, 1, __ATOMIC_SEQ_CST) == 2) {
+    __atomic_store_n(&g_barrier.count, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&g_barrier.sense, *local_sense, __ATOMIC_SEQ_CST);
+  } else {
+    for (long spins = 0; __atomic_load_n(&g_barrier.sense, __ATOMIC_SEQ_CST) != *local_sense; ++spins)
+      if (spins > 1000) sched_yield();
+  }
+}
+
+struct Worker {
+  int thread, slot, rounds = 0, bad_round = -1;
+  long long bad_seq = 0, last_seq = 0;
+  unsigned char* bad[kMaxBuffers];
+};
+
+void* concurrent_worker(void* arg) {
+  Worker& w = *static_cast<Worker*>(arg);
+  int sense = 0;
+  double start = now_ms(), last_progress = start;
+  for (;;) {
+    if (w.thread == 0) {
+      double t = now_ms();
+      bool more = w.rounds < g_max_rounds && (w.rounds < g_min_rounds || t - start < g_rounds_min_ms) &&
+                  !(w.rounds >= g_min_rounds && t - start >= g_rounds_max_ms);
+      __atomic_store_n(&g_go, more ? 1 : 0, __ATOMIC_SEQ_CST);
+      if (t - last_progress > 1000) {
+        Line p;
+        p.s("progress rounds=").i(w.rounds).emit();
+        last_progress = t;
+      }
+    }
+    barrier_wait(&sense);
+    if (!__atomic_load_n(&g_go, __ATOMIC_SEQ_CST)) break;
+    // A burst of calls, so that the two threads' calls overlap even when
+    // they are not released at the same instant, or share one core.
+    for (int b = 0; b < g_burst; ++b) {
+      w.last_seq = slot_call(w.slot, g_slot_fill[w.slot]);
+      if (w.bad_round < 0 && !matches_baseline(w.slot)) {
+        w.bad_round = w.rounds;
+        w.bad_seq = w.last_seq;
+        for (int j = 0; j < g_nout; ++j) memcpy(w.bad[j], g_slot[w.slot][g_nin + j].data, g_size[g_nin + j]);
+      }
+    }
+    ++w.rounds;
+    barrier_wait(&sense);
+  }
+  return nullptr;
+}
+
+void concurrent_rounds() {
+  g_call = -4;
+  Line begin;
+  begin.s("begin call=-4").emit();
+  g_burst = g_call_ms > 0 ? static_cast<int>(2.0 / g_call_ms) : 1000;
+  if (g_burst < 1) g_burst = 1;
+  if (g_burst > 1000) g_burst = 1000;
+  Worker w[2];
+  w[0].thread = 0;
+  w[0].slot = g_conc_a;
+  w[1].thread = 1;
+  w[1].slot = g_conc_b;
+  for (Worker& x : w)
+    for (int j = 0; j < g_nout; ++j) {
+      x.bad[j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
+      if (!x.bad[j]) fail("malloc failed for the concurrent rounds");
+    }
+  pthread_t other;
+  if (pthread_create(&other, nullptr, concurrent_worker, &w[1]) != 0) fail("cannot start a thread");
+  concurrent_worker(&w[0]);
+  pthread_join(other, nullptr);
+  Line rounds;
+  rounds.s("rounds n=").i(w[0].rounds).s(" burst=").i(g_burst).emit();
+  for (Worker& x : w) {
+    if (x.bad_round >= 0) {
+      RecordInfo r;
+      r.seq = x.bad_seq;
+      r.set = g_slot_set[x.slot];
+      r.fill = g_slot_fill[x.slot];
+      r.slot = x.slot;
+      r.phase = kPhaseConcurrent;
+      r.thread = x.thread;
+      emit_record(r, x.bad);
+    }
+    record_slot(x.slot, g_slot_fill[x.slot], x.last_seq, kPhaseConcurrent, x.thread);
+    for (int j = 0; j < g_nout; ++j) free(x.bad[j]);
+  }
+  // One call per slot after the rounds, alone again.
+  const int pair[2] = {g_conc_a, g_conc_b};
+  for (int k : pair) {
+    long long seq = slot_call(k, g_slot_fill[k]);
+    record_slot(k, g_slot_fill[k], seq, kPhaseAfterRounds);
+  }
+}
+
+// ---- the soak: many calls, every one compared with its slot's baseline -------
+
+void soak() {
+  g_call = -5;
+  Line begin;
+  begin.s("begin call=-5").emit();
+  double start = now_ms(), last_progress = start;
+  long long made = 0;
+  for (int i = 0; i < g_nsoak; ++i) {
+    const SoakCall& c = g_soak[i];
+    double t = now_ms();
+    if (!c.record && t - start > g_soak_max_ms) continue;  // out of time: only the recorded calls remain
+    long long seq = slot_call(c.slot, c.fill);
+    ++made;
+    if (!check_drift(c.slot, c.fill, seq, kPhaseSoak) && c.record) record_slot(c.slot, c.fill, seq, kPhaseSoak);
+    if (t - last_progress > 1000) {
+      Line p;
+      p.s("progress soak=").i(made).emit();
+      last_progress = t;
+    }
+  }
+  Line done;
+  done.s("soaked calls=").i(made).s(" planned=").i(g_nsoak).emit();
+}
+
+// ---- timing ------------------------------------------------------------------
+
 int compare_doubles(const void* a, const void* b) {
   double x = *static_cast<const double*>(a), y = *static_cast<const double*>(b);
   return x < y ? -1 : x > y;
 }
 
+// Cycles through the slots and the fills; only the kernel call is timed.
+// Every timed call's output is compared with its slot's baseline.
 void time_kernel() {
-  prepare(g_time_set, kAfter, true);
   g_call = -2;
   Line begin;
   begin.s("begin call=-2").emit();
-  for (int w = 0; w < g_warmup; ++w) call_kernel();
+  long long n = 0;
+  auto next = [&](int* slot, int* fill) {
+    *slot = static_cast<int>(n % g_nslots);
+    *fill = g_time_fills[(n / g_nslots) % g_ntime_fills];
+    ++n;
+  };
+  for (int w = 0; w < g_warmup; ++w) {
+    int k, f;
+    next(&k, &f);
+    long long seq = slot_call(k, f);
+    check_drift(k, f, seq, kPhaseTiming);
+  }
   enum { kMaxReps = 100000 };
   double* ms = static_cast<double*>(malloc(sizeof(double) * kMaxReps));
   if (!ms) fail("malloc failed for timings");
   int reps = 0;
   double total = 0, last_progress = now_ms();
   while (reps < kMaxReps && (reps < g_min_reps || total < g_min_ms) && (reps == 0 || total < g_max_ms)) {
+    int k, f;
+    next(&k, &f);
+    apply_fill(g_slot[k], f);
     double t0 = now_ms();
-    call_kernel();
+    long long seq = call_on(g_slot[k]);
     double t1 = now_ms();
     ms[reps++] = t1 - t0;
     total += t1 - t0;
+    check_drift(k, f, seq, kPhaseTiming);
     if (t1 - last_progress > 1000) {
       Line p;
       p.s("progress reps=").i(reps).emit();
@@ -484,6 +841,22 @@ void time_kernel() {
            ms[reps - 1], reps);
   if (write(g_events, text, strlen(text)) < 0) fail("cannot write events.log");
   free(ms);
+}
+
+const unsigned char* map_file(const char* path, size_t* len) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) fail("cannot open a data file");
+  struct stat st;
+  if (fstat(fd, &st) != 0) fail("cannot stat a data file");
+  *len = static_cast<size_t>(st.st_size);
+  const unsigned char* p = nullptr;
+  if (st.st_size > 0) {
+    void* m = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) fail("cannot map a data file");
+    p = static_cast<const unsigned char*>(m);
+  }
+  close(fd);
+  return p;
 }
 
 }  // namespace
@@ -500,24 +873,22 @@ int main(int argc, char** argv) {
   install_handlers(sanitized);
   read_plan(argv[1]);
 
-  int fd = open(argv[2], O_RDONLY);
-  if (fd < 0) fail("cannot open blocks.bin");
-  struct stat st;
-  if (fstat(fd, &st) != 0) fail("cannot stat blocks.bin");
+  size_t blocks_len = 0;
+  g_blocks = map_file(argv[2], &blocks_len);
   size_t need = 0;
   for (int b = 0; b < g_nblocks; ++b)
     if (g_block_off[b] + g_block_len[b] > need) need = g_block_off[b] + g_block_len[b];
-  if (static_cast<size_t>(st.st_size) < need) fail("blocks.bin is short");
-  if (st.st_size > 0) {
-    void* m = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED) fail("cannot map blocks.bin");
-    g_blocks = static_cast<const unsigned char*>(m);
-  }
-  close(fd);
+  if (blocks_len < need) fail("blocks.bin is short");
+  if (g_fill_path[0]) g_fill_data = map_file(g_fill_path, &g_fill_len);
+  for (int f = 0; f < g_nfills; ++f)
+    if (g_fills[f].kind == kData)
+      for (int j = 0; j < g_nout; ++j)
+        if (!g_fill_data || g_fills[f].off[j] + g_size[g_nin + j] > g_fill_len) fail("the fill file is short");
   for (int j = 0; j < g_nout; ++j) {
     g_snapshot[j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
     if (!g_snapshot[j]) fail("malloc failed for a snapshot");
   }
+  g_next_record = g_ncalls;
 
   Line ready;
   ready.s("ready threads=").i(count_threads()).emit();
@@ -525,16 +896,33 @@ int main(int argc, char** argv) {
     if (sanitized) g_calls[c].layout = kHeap;
     run_call(c);
   }
-  if (g_time_set >= 0 && !sanitized) time_kernel();
+  if (!sanitized && g_nslots > 0) {
+    make_slots();
+    if (g_conc_a >= 0) concurrent_rounds();
+    if (g_nsoak > 0) soak();
+    if (g_timed) time_kernel();
+    if (g_last_slot >= 0) {
+      g_call = -7;
+      long long seq = slot_call(g_last_slot, g_last_fill);
+      record_slot(g_last_slot, g_last_fill, seq, kPhaseLast);
+    }
+  }
   g_call = -1;
   g_nregions = 0;
   if (g_have_cur)
     for (int k = 0; k < g_nin + g_nout; ++k) free_buffer(g_cur[k]);
+  for (int k = 0; k < g_nslots; ++k)
+    for (int b = 0; b < g_nin + g_nout; ++b) free_buffer(g_slot[k][b]);
+  for (int k = 0; k < g_nslots; ++k)
+    for (int j = 0; j < g_nout; ++j) free(g_base[k][j]);
   for (int j = 0; j < g_nout; ++j) free(g_snapshot[j]);
   free(g_block_off);
   free(g_block_len);
   free(g_set_blocks);
   free(g_calls);
+  free(g_fills);
+  free(g_soak);
+  free(g_time_fills);
   Line done;
   done.s("done").emit();
   return 0;
@@ -543,18 +931,24 @@ int main(int argc, char** argv) {
 
 }  // namespace
 
-std::string emit_driver_source(const ir::Graph& g, const codegen::KernelAbi& abi) {
+std::string emit_call_wrapper(const ir::Graph& g, const codegen::KernelAbi& abi) {
   std::ostringstream s;
-  s << "// driver.cpp: generated by axon's gate for " << abi.entry << ". Trusted code:\n"
-    << "// it calls the candidate kernel and reports what it saw (src/gate/protocol.h).\n"
-    << "#include \"kernel.h\"\n\n"
-    << "static void axon_gate_call(void* const* b) {\n  " << abi.entry << "(";
+  s << "static void axon_gate_call(void* const* b) {\n  " << abi.entry << "(";
   size_t k = 0;
   for (const ir::ParamInfo& p : g.params)
     s << (k ? ", " : "") << "static_cast<const " << ir::dtype_c_type(p.type.dtype) << "*>(b[" << k << "])", ++k;
   for (ir::NodeId o : g.outputs)
     s << (k ? ", " : "") << "static_cast<" << ir::dtype_c_type(g[o].type.dtype) << "*>(b[" << k << "])", ++k;
-  s << ");\n}\n" << kDriverBody;
+  s << ");\n}\n";
+  return s.str();
+}
+
+std::string emit_driver_source(const ir::Graph& g, const codegen::KernelAbi& abi) {
+  std::ostringstream s;
+  s << "// driver.cpp: generated by axon's gate for " << abi.entry << ". Trusted code:\n"
+    << "// it calls the candidate kernel and reports what it saw (src/gate/protocol.h).\n"
+    << "#include \"kernel.h\"\n\n"
+    << emit_call_wrapper(g, abi) << kDriverBody;
   return s.str();
 }
 

@@ -12,6 +12,10 @@
 
 namespace axon::gate {
 
+/// `static void axon_gate_call(void* const* buffers)`: calls the entry with
+/// the buffers cast to the ABI's types (parameters, then outputs).
+std::string emit_call_wrapper(const ir::Graph& g, const codegen::KernelAbi& abi);
+
 /// driver.cpp for `g`: includes "kernel.h" (abi.header) and calls abi.entry
 /// with one pointer per buffer of the plan, in ABI order. Uses only the C
 /// library and POSIX (it links against the kernel's object file).

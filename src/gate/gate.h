@@ -45,6 +45,10 @@ inline constexpr const char* kIgnoresInput = "ignores_input";
 inline constexpr const char* kWorkAfterReturn = "work_after_return";
 inline constexpr const char* kSanitizer = "sanitizer";
 inline constexpr const char* kFasterThanRoofline = "faster_than_roofline";
+inline constexpr const char* kOutputDependent = "output_dependent";
+inline constexpr const char* kCallCountDependent = "call_count_dependent";
+inline constexpr const char* kNotReentrant = "not_reentrant";
+inline constexpr const char* kEnvironmentDependent = "environment_dependent";
 }  // namespace reason
 
 /// Every code above, in the order docs/gate.md describes them.

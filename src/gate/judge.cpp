@@ -71,16 +71,34 @@ std::string lines_from(const std::string& text, size_t at, int n) {
 
 std::string call_name(const RunOutcome& run, int c) {
   if (c == -2) return "the timing loop";
+  if (c == -4) return "the concurrent rounds (two threads calling at once)";
+  if (c == -5) return "the soak (many calls in a row)";
+  if (c == -6) return "the first calls on the kept buffers";
+  if (c == -7) return "the last call";
   if (c == -3) return "between calls, after call " + (run.log.calls.empty() ? std::string("-") : std::to_string(run.log.calls.back().call));
   if (c < 0) return "start-up, before the first call";
   return "call " + std::to_string(c);
 }
 
+std::string fill_name(const RunOutcome& run, int f) {
+  if (f >= 0 && f < static_cast<int>(run.plan->fills.size())) return run.plan->fills[static_cast<size_t>(f)].name;
+  return "fill " + std::to_string(f);
+}
+
 json call_json(const RunOutcome& run, int c) {
   json j = {{"call", c}, {"build", run.sanitized ? "sanitized" : "optimised"}};
-  if (c >= 0 && c < static_cast<int>(run.plan->calls.size())) {
+  if (const CallRecord* r = run.log.record(c)) {
+    j["layout"] = layout_name(r->layout);
+    j["input_set"] = r->set;
+    j["output_fill"] = fill_name(run, r->fill);
+    j["kernel_call"] = r->seq;
+    j["phase"] = phase_name(r->phase);
+    if (r->slot >= 0) j["slot"] = r->slot;
+    if (r->phase == Phase::Concurrent) j["thread"] = r->thread;
+  } else if (c >= 0 && c < static_cast<int>(run.plan->calls.size())) {
     j["layout"] = layout_name(run.plan->calls[static_cast<size_t>(c)].layout);
     j["input_set"] = run.plan->calls[static_cast<size_t>(c)].set;
+    j["output_fill"] = fill_name(run, run.plan->calls[static_cast<size_t>(c)].fill);
   }
   return j;
 }
@@ -261,12 +279,11 @@ class CallJudge {
     if (run_.sanitized) return;
     judge_repeats();
     judge_replays();
+    judge_dependence();
   }
 
  private:
-  const BatterySet& set_of(const CallRecord& rec) const {
-    return b_.sets[static_cast<size_t>(run_.plan->calls[static_cast<size_t>(rec.call)].set)];
-  }
+  const BatterySet& set_of(const CallRecord& rec) const { return b_.sets.at(static_cast<size_t>(rec.set)); }
   const CallRecord* record(int call) const {
     auto it = by_call_.find(call);
     return it == by_call_.end() ? nullptr : &run_.log.calls[it->second];
@@ -279,8 +296,12 @@ class CallJudge {
     return ev;
   }
   std::string label(const CallRecord& rec) const {
-    return "call " + std::to_string(rec.call) + " (" + set_of(rec).name +
-           (run_.sanitized ? ", sanitized build" : "") + ")";
+    std::string l = "call " + std::to_string(rec.call) + " (" + set_of(rec).name;
+    if (run_.sanitized) return l + ", sanitized build)";
+    l += ", output filled with " + fill_name(run_, rec.fill);
+    if (rec.phase != Phase::Battery) l += std::string(", ") + phase_name(rec.phase);
+    if (rec.phase == Phase::Concurrent) l += " thread " + std::to_string(rec.thread);
+    return l + ", kernel call #" + std::to_string(rec.seq) + ")";
   }
 
   void judge_hygiene(const CallRecord& rec) {
@@ -311,12 +332,13 @@ class CallJudge {
     const ir::Type& t = g_[g_.outputs[o]].type;
     const int width = ir::dtype_bytes(t.dtype);
     const std::vector<uint8_t>& bytes = rec.outputs[o];
-    int set = run_.plan->calls[static_cast<size_t>(rec.call)].set;
+    int set = rec.set;
+    const bool poisoned = run_.plan->fills.at(static_cast<size_t>(rec.fill)).kind == FillKind::Poison;
     const verify::Tensor& ref = refs_.reference(set)[o];
     const verify::Tensor& bound = refs_.bounds(set)[o];
     std::vector<double> got = verify::from_buffer(bytes.data(), t.numel(), t.dtype);
     for (size_t i = 0; i < got.size(); ++i) {
-      if (!is_poison(bytes.data() + i * static_cast<size_t>(width), width)) continue;
+      if (!poisoned || !is_poison(bytes.data() + i * static_cast<size_t>(width), width)) continue;
       double r = ref.data[i];
       bool matches = (std::isnan(r) && std::isnan(got[i])) || r == got[i];
       if (!matches) {
@@ -438,7 +460,9 @@ class CallJudge {
       std::vector<uint64_t> hash;
       for (const CallRecord& r : calls) hash.push_back(fnv1a64(r.outputs[o].data(), r.outputs[o].size()));
       for (size_t k = 1; k < calls.size(); ++k) {
+        if (calls[k].phase == Phase::Concurrent) continue;  // judged as not_reentrant
         for (size_t j = 0; j < k; ++j) {
+          if (calls[j].phase == Phase::Concurrent) continue;
           if (hash[j] != hash[k] || calls[j].outputs[o] != calls[k].outputs[o]) continue;
           const BatterySet& sj = set_of(calls[j]);
           const BatterySet& sk = set_of(calls[k]);
@@ -471,6 +495,83 @@ class CallJudge {
     }
   }
 
+  // Right: every output within budget and written.
+  bool right(const CallRecord& rec) {
+    for (size_t o = 0; o < g_.outputs.size(); ++o) {
+      const Check& c = check(rec, o);
+      if (!c.cmp.ok() || c.unwritten > 0) return false;
+    }
+    return true;
+  }
+
+  json pair_evidence(const CallRecord& good, const CallRecord& bad) {
+    json ev = where(bad, 0);
+    ev.erase("output");
+    ev["right_call"] = call_json(run_, good.call);
+    ev["wrong_call"] = call_json(run_, bad.call);
+    return ev;
+  }
+
+  // The classes of a kernel that knows it is being watched, from calls on
+  // the same input set and the same kind of buffers (so the same
+  // alignment), one right and one wrong. A correct kernel is right on every
+  // call, so none of them can fire for it.
+  //   call_count_dependent  two such calls with the same output fill
+  //                         disagree: only the calls before them differ;
+  //   output_dependent      otherwise, if each fill is always right or
+  //                         always wrong and both happen: the answer
+  //                         follows what the output held;
+  //   not_reentrant         a call made while another thread called the
+  //                         kernel is wrong, and the same call (same
+  //                         buffers, same fill) alone afterwards is right.
+  void judge_dependence() {
+    std::map<std::pair<int, Layout>, std::vector<const CallRecord*>> groups;
+    for (const CallRecord& r : run_.log.calls)
+      if (set_of(r).compared && r.phase != Phase::Concurrent) groups[{r.set, r.layout}].push_back(&r);
+    for (const auto& [key, recs] : groups) {
+      std::map<int, std::pair<const CallRecord*, const CallRecord*>> by_fill;  // first right, first wrong
+      for (const CallRecord* r : recs) {
+        auto& slot = by_fill[r->fill];
+        const bool ok = right(*r);
+        if (ok && !slot.first) slot.first = r;
+        if (!ok && !slot.second) slot.second = r;
+      }
+      const CallRecord *count_right = nullptr, *count_wrong = nullptr, *fill_right = nullptr, *fill_wrong = nullptr;
+      for (const auto& [f, rw] : by_fill) {
+        if (rw.first && rw.second && (!count_wrong || rw.second->seq < count_wrong->seq)) {
+          count_right = rw.first;
+          count_wrong = rw.second;
+        }
+        if (rw.first && !rw.second && !fill_right) fill_right = rw.first;
+        if (rw.second && !rw.first && !fill_wrong) fill_wrong = rw.second;
+      }
+      if (count_wrong) {
+        v_.add(reason::kCallCountDependent, "calls",
+               "the result changed with nothing but the calls made before: " + label(*count_right) + " is right, " +
+                   label(*count_wrong) + " is wrong, on the same inputs, kind of buffers and output fill",
+               pair_evidence(*count_right, *count_wrong));
+      } else if (fill_right && fill_wrong) {
+        v_.add(reason::kOutputDependent, "fill",
+               "the result depends on what the output buffers held before the call: " + label(*fill_right) +
+                   " is right and " + label(*fill_wrong) + " is wrong, on the same inputs and kind of buffers",
+               pair_evidence(*fill_right, *fill_wrong));
+      }
+    }
+    for (const CallRecord& r : run_.log.calls) {
+      if (r.phase != Phase::Concurrent || !set_of(r).compared || right(r)) continue;
+      for (const CallRecord& later : run_.log.calls) {
+        if (later.phase != Phase::AfterRounds || later.slot != r.slot || later.fill != r.fill || !right(later)) continue;
+        json ev = pair_evidence(later, r);
+        ev["rounds"] = run_.log.rounds;
+        v_.add(reason::kNotReentrant, "rounds",
+               "not reentrant: called from two threads at once on distinct buffers, " + label(r) +
+                   " is wrong, and the same call alone right after the rounds, " + label(later) + ", is right",
+               ev);
+        break;
+      }
+    }
+  }
+
   const ir::Graph& g_;
   const Battery& b_;
   References& refs_;
@@ -484,7 +585,86 @@ class CallJudge {
 
 void judge_calls(const ir::Graph& g, const Battery& b, References& refs, const RunOutcome& run, Verdict& v) {
   CallJudge(g, b, refs, run, v).judge();
-  if (!run.sanitized) v.report().calls = static_cast<int64_t>(run.log.calls.size());
+  if (!run.sanitized) {
+    int64_t made = 0;
+    for (const CallRecord& r : run.log.calls) made = std::max(made, r.seq + 1);
+    v.report().calls = made;
+  }
+}
+
+namespace {
+
+// Outputs of `set` within budget (the plain process has no poison, so an
+// unwritten element is simply wrong).
+bool outputs_right(const ir::Graph& g, References& refs, int set, const std::vector<std::vector<uint8_t>>& outputs,
+                   verify::Comparison* worst) {
+  bool ok = true;
+  for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o) {
+    const ir::Type& t = g[g.outputs[o]].type;
+    std::vector<double> got = verify::from_buffer(outputs[o].data(), t.numel(), t.dtype);
+    verify::Comparison c = verify::compare_with_budget(got, refs.reference(set)[o], refs.bounds(set)[o]);
+    if (!c.ok() && ok) {
+      ok = false;
+      if (worst) *worst = c;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+void judge_user_run(const ir::Graph& g, const Battery& b, References& refs, const UserOutcome& user,
+                    const RunOutcome& optimised, Verdict& v) {
+  const SandboxResult& p = user.process;
+  AXON_CHECK(p.started) << "cannot start the gate's user driver: " << p.start_error;
+  const std::string set = b.sets.at(static_cast<size_t>(user.set)).name;
+  json ev = {{"build", "plain process"}, {"input_set", set}, {"calls", user.log.calls},
+             {"planned_calls", user.planned_calls}};
+  // A kernel that crashes or hangs in the driver already has its reason.
+  const bool failed_in_driver = v.has(reason::kCrash) || v.has(reason::kTimeout) || v.has(reason::kMemoryLimit);
+  if (p.killed_idle || p.killed_wall || (!p.exited && p.signal == SIGXCPU)) {
+    ev["limit_s"] = user.idle_timeout_s;
+    if (!failed_in_driver)
+      v.add(reason::kTimeout, "user", "the kernel made no progress for " + fmt(user.idle_timeout_s) +
+                                          " s in a plain process (malloc'd buffers, called in a loop)", ev);
+    return;
+  }
+  if (!p.exited || p.exit_code != 0 || !user.log.done) {
+    ev["status"] = p.describe();
+    ev["output"] = last_lines(user.child_output, 20);
+    if (!failed_in_driver)
+      v.add(reason::kCrash, "user", "the kernel ended a plain process (malloc'd buffers, called in a loop): " +
+                                        p.describe() + " after " + std::to_string(user.log.calls) + " call(s)", ev);
+    return;
+  }
+  if (user.log.first_outputs.empty() || user.log.last_outputs.empty()) return;
+  verify::Comparison first_cmp, last_cmp;
+  const bool first_ok = outputs_right(g, refs, user.set, user.log.first_outputs, &first_cmp);
+  const bool last_ok = outputs_right(g, refs, user.set, user.log.last_outputs, &last_cmp);
+  if (first_ok && last_ok) return;
+  bool right_in_driver = false;
+  for (const CallRecord& r : optimised.log.calls)
+    if (r.set == user.set && r.phase != Phase::Concurrent && outputs_right(g, refs, r.set, r.outputs, nullptr)) {
+      right_in_driver = true;
+      break;
+    }
+  // Wrong on inputs the driver's calls got right; when the driver's run
+  // already named why (the output's content, the calls before), that
+  // explains this too.
+  if (!right_in_driver || v.has(reason::kOutputDependent) || v.has(reason::kCallCountDependent)) return;
+  const verify::Comparison& c = first_ok ? last_cmp : first_cmp;
+  ev["call"] = first_ok ? user.log.calls - 1 : 0;
+  ev["got"] = number(c.worst_got);
+  ev["reference"] = number(c.worst_ref);
+  ev["budget"] = number(c.worst_budget);
+  ev["index"] = c.worst_index;
+  ev["elements_over_budget"] = c.mismatches;
+  v.add(reason::kEnvironmentDependent, "user",
+        "the kernel is right in the gate's driver but wrong when a plain process calls it (malloc'd buffers, no "
+        "poison or guard pages): on " + set + " inputs its " + (first_ok ? "last call (of " + std::to_string(user.log.calls) + ")" : std::string("first call")) +
+            " returns " + fmt(c.worst_got) + " at element " + std::to_string(c.worst_index) + ", reference " +
+            fmt(c.worst_ref),
+        ev);
 }
 
 }  // namespace axon::gate

@@ -11,6 +11,7 @@
 #include "gate/gate.h"
 #include "gate/protocol.h"
 #include "gate/sandbox.h"
+#include "gate/user_driver_source.h"
 
 namespace axon::gate {
 
@@ -39,6 +40,16 @@ struct RunOutcome {
   std::vector<int64_t> buffer_bytes;
 };
 
+/// The kernel's run in a plain process (user_driver_source.h).
+struct UserOutcome {
+  int set = 0;
+  int planned_calls = 0;
+  double idle_timeout_s = 0;
+  UserLog log;
+  SandboxResult process;
+  std::string child_output;
+};
+
 /// How the process ended: crash, timeout, memory_limit, out_of_bounds,
 /// wrote_input (from a fault), sanitizer (from the sanitizers' report).
 /// Throws InternalError when the driver itself broke down before the kernel ran.
@@ -48,6 +59,12 @@ void judge_process(const RunOutcome& run, Verdict& v);
 /// stale_state, ignores_input, wrote_input, work_after_return. Fills
 /// report.max_error_over_budget and report.calls for the optimised build.
 void judge_calls(const ir::Graph& g, const Battery& b, References& refs, const RunOutcome& run, Verdict& v);
+
+/// The plain process: crash or timeout there; environment_dependent when
+/// its first or last call is wrong on a set the optimised run got right
+/// and that run found no other reason for it.
+void judge_user_run(const ir::Graph& g, const Battery& b, References& refs, const UserOutcome& user,
+                    const RunOutcome& optimised, Verdict& v);
 
 /// "[3, 17]" for flat index 3 * extent + 17 of `shape`.
 std::string multi_index(const ir::Shape& shape, int64_t flat);

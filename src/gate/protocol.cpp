@@ -19,10 +19,43 @@ const char* layout_name(Layout l) {
   return "?";
 }
 
-void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& blocks_path) {
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::Battery: return "battery";
+    case Phase::Baseline: return "baseline";
+    case Phase::Concurrent: return "concurrent";
+    case Phase::AfterRounds: return "after_rounds";
+    case Phase::Soak: return "soak";
+    case Phase::Recheck: return "recheck";
+    case Phase::Timing: return "timing";
+    case Phase::Last: return "last";
+  }
+  return "?";
+}
+
+int DriverPlan::max_records() const {
+  int soak_records = 0;
+  for (const SoakCall& c : soak) soak_records += c.record ? 1 : 0;
+  const int nslots = static_cast<int>(slots.size());
+  // Battery, baselines, rounds (two records per thread and one call per
+  // slot after them), soak, one drift (three records) per slot and phase,
+  // the last call.
+  return static_cast<int>(calls.size()) + nslots + (concurrent_a >= 0 ? 6 : 0) + soak_records + 9 * nslots + 1;
+}
+
+void write_blocks(const DriverPlan& plan, const std::string& blocks_path) {
   std::ofstream blocks(blocks_path, std::ios::binary);
+  for (const std::vector<uint8_t>& data : plan.blocks)
+    blocks.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  blocks.close();
+  AXON_CHECK(blocks.good()) << "cannot write " << blocks_path;
+}
+
+void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& blocks_path,
+                const std::string& fills_path) {
+  write_blocks(plan, blocks_path);
   std::ostringstream p;
-  p << "axon-gate-plan 1\n";
+  p << "axon-gate-plan 2\n";
   p << "buffers " << plan.input_bytes.size() << " " << plan.output_bytes.size() << "\n";
   size_t b = 0;
   for (int64_t n : plan.input_bytes) p << "size " << b++ << " " << n << "\n";
@@ -31,7 +64,6 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
   for (size_t i = 0; i < plan.blocks.size(); ++i) {
     const std::vector<uint8_t>& data = plan.blocks[i];
     p << "block " << i << " " << offset << " " << data.size() << "\n";
-    blocks.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
     offset += data.size();
   }
   for (size_t s = 0; s < plan.sets.size(); ++s) {
@@ -39,18 +71,63 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
     for (int blk : plan.sets[s]) p << " " << blk;
     p << "\n";
   }
+  bool any_data = false;
+  for (const OutputFill& f : plan.fills) any_data |= f.kind == FillKind::Data;
+  bool fills_ok = true;
+  if (any_data) {
+    std::ofstream fills(fills_path, std::ios::binary);
+    size_t slash = fills_path.find_last_of('/');
+    p << "fillfile " << (slash == std::string::npos ? fills_path : fills_path.substr(slash + 1)) << "\n";
+    uint64_t at = 0;
+    for (size_t f = 0; f < plan.fills.size(); ++f) {
+      const OutputFill& fill = plan.fills[f];
+      static const char* kinds[] = {"poison", "zeros", "untouched", "data"};
+      p << "fill " << f << " " << kinds[static_cast<int>(fill.kind)];
+      if (fill.kind == FillKind::Data) {
+        AXON_CHECK(fill.data.size() == plan.output_bytes.size()) << "fill " << fill.name << " needs one block per output";
+        for (size_t o = 0; o < fill.data.size(); ++o) {
+          AXON_CHECK(static_cast<int64_t>(fill.data[o].size()) == plan.output_bytes[o]) << "fill " << fill.name;
+          p << " " << at;
+          fills.write(reinterpret_cast<const char*>(fill.data[o].data()), static_cast<std::streamsize>(fill.data[o].size()));
+          at += fill.data[o].size();
+        }
+      }
+      p << "\n";
+    }
+    fills.close();
+    fills_ok = fills.good();
+  } else {
+    for (size_t f = 0; f < plan.fills.size(); ++f) {
+      static const char* kinds[] = {"poison", "zeros", "untouched", "data"};
+      AXON_CHECK(plan.fills[f].kind != FillKind::Data);
+      p << "fill " << f << " " << kinds[static_cast<int>(plan.fills[f].kind)] << "\n";
+    }
+  }
   for (size_t c = 0; c < plan.calls.size(); ++c)
     p << "call " << c << " " << plan.calls[c].set << " " << layout_name(plan.calls[c].layout) << " "
-      << (plan.calls[c].fresh ? 1 : 0) << "\n";
-  if (plan.time_set >= 0)
-    p << "time " << plan.time_set << " " << plan.warmup << " " << plan.min_reps << " " << plan.min_ms << " "
-      << plan.max_ms << "\n";
+      << (plan.calls[c].fresh ? 1 : 0) << " " << plan.calls[c].fill << "\n";
+  for (size_t k = 0; k < plan.slots.size(); ++k)
+    p << "slot " << k << " " << plan.slots[k].first << " " << plan.slots[k].second << "\n";
+  if (plan.concurrent_a >= 0)
+    p << "concurrent " << plan.concurrent_a << " " << plan.concurrent_b << " " << plan.min_rounds << " "
+      << plan.max_rounds << " " << plan.rounds_min_ms << " " << plan.rounds_max_ms << "\n";
+  if (!plan.soak.empty()) {
+    p << "soak " << plan.soak.size() << " " << plan.soak_max_ms << "\n";
+    for (const SoakCall& c : plan.soak) p << "s " << c.slot << " " << c.fill << " " << (c.record ? 1 : 0) << "\n";
+  }
+  if (plan.timed) {
+    p << "time " << plan.warmup << " " << plan.min_reps << " " << plan.min_ms << " " << plan.max_ms << " "
+      << plan.time_fills.size();
+    for (int f : plan.time_fills) p << " " << f;
+    p << "\n";
+  }
+  if (plan.last_slot >= 0) p << "last " << plan.last_slot << " " << plan.last_fill << "\n";
   p << "end\n";
-  blocks.close();
   std::ofstream out(plan_path);
   out << p.str();
   out.close();
-  AXON_CHECK(blocks.good() && out.good()) << "cannot write the gate's plan " << plan_path << " / " << blocks_path;
+  AXON_CHECK(out.good() && fills_ok)
+      << "cannot write the gate's plan " << plan_path << " / " << blocks_path << " / " << fills_path;
 }
 
 namespace {
@@ -92,6 +169,17 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
     } else if (kind == "end") {
       CallRecord r;
       r.call = static_cast<int>(int_field(line, "call"));
+      r.seq = int_field(line, "seq", -1);
+      r.set = static_cast<int>(int_field(line, "set", -1));
+      r.fill = static_cast<int>(int_field(line, "fill", 0));
+      r.slot = static_cast<int>(int_field(line, "slot", -1));
+      r.thread = static_cast<int>(int_field(line, "thread", 0));
+      std::string layout = field(line, "layout");
+      r.layout = layout == "before" ? Layout::GuardBefore : layout == "heap" ? Layout::Heap : Layout::GuardAfter;
+      std::string phase = field(line, "phase");
+      for (Phase ph : {Phase::Battery, Phase::Baseline, Phase::Concurrent, Phase::AfterRounds, Phase::Soak,
+                       Phase::Recheck, Phase::Timing, Phase::Last})
+        if (phase == phase_name(ph)) r.phase = ph;
       r.threads = static_cast<int>(int_field(line, "threads", 0));
       r.running = static_cast<int>(int_field(line, "running", 0));
       r.changed_after_return = int_field(line, "changed_after_return", 0) != 0;
@@ -124,6 +212,11 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
       log.min_ms = real_field(line, "min_ms");
       log.max_ms = real_field(line, "max_ms");
       log.reps = static_cast<int>(int_field(line, "reps", 0));
+    } else if (kind == "soaked") {
+      log.soaked = int_field(line, "calls", -1);
+      log.soak_planned = int_field(line, "planned", -1);
+    } else if (kind == "rounds") {
+      log.rounds = static_cast<int>(int_field(line, "n", -1));
     } else if (kind == "error") {
       log.error = line.substr(6);
     } else if (kind == "done") {
@@ -131,6 +224,12 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
     }
   }
   return log;
+}
+
+const CallRecord* DriverLog::record(int call) const {
+  for (const CallRecord& r : calls)
+    if (r.call == call) return &r;
+  return nullptr;
 }
 
 }  // namespace axon::gate

@@ -1,43 +1,67 @@
 // The file protocol between axon and the driver it compiles around a
-// candidate kernel (docs/gate.md, "protocol"). axon writes two files:
+// candidate kernel (docs/gate.md, "protocol"). axon writes:
 //
 //   plan.txt    text, one record a line:
-//                 axon-gate-plan 1
+//                 axon-gate-plan 2
 //                 buffers <inputs> <outputs>
 //                 size <buffer> <bytes>            (inputs first, then outputs)
 //                 block <b> <offset> <bytes>       (a slice of blocks.bin)
 //                 set <s> <block of input 0> ...   (one block per input)
-//                 call <c> <set> <layout> <fresh>  (layout: after|before|heap)
-//                 time <set> <warmup> <min_reps> <min_ms> <max_ms>
+//                 fillfile <path>                  (the data of the fills, if any)
+//                 fill <f> <poison|zeros|untouched|data> [<offset> per output]
+//                 call <c> <set> <layout> <fresh> <fill>   (layout: after|before|heap)
+//                 slot <k> <set> <fill>            (buffers kept for the phases below)
+//                 concurrent <slot a> <slot b> <min rounds> <max rounds> <min ms> <max ms>
+//                 soak <n> <max ms>                (then n lines: s <slot> <fill> <record 0|1>)
+//                 time <warmup> <min_reps> <min_ms> <max_ms> <n> <fill 1> ... <fill n>
+//                 last <slot> <fill>
 //                 end
 //   blocks.bin  the input buffers' bytes, in the kernel ABI's representation.
+//   fills.bin   output-sized blocks the "data" fills copy into outputs.
 //
 // and the driver appends to two files:
 //
 //   events.log  text, one event a line (key=value fields):
 //                 ready threads=<n>
 //                 begin call=<c>
-//                 end call=<c> threads=<n> running=<n> changed_after_return=<0|1>
+//                 end call=<c> seq=<n> set=<s> layout=<l> fill=<f> slot=<k> phase=<p>
+//                     thread=<t> threads=<n> running=<n> changed_after_return=<0|1>
 //                     input_changed=<buffer or -1>
 //                 fault signal=<n> code=<n> addr=0x<hex> region=<input|output|none>
 //                     side=<inside|before|after> buffer=<b> offset=<bytes> call=<c>
 //                 oom call=<c>
 //                 progress reps=<n>
+//                 soaked calls=<n> planned=<n>
+//                 rounds n=<n> burst=<calls per thread and round>
 //                 time median_ms=<x> min_ms=<x> max_ms=<x> reps=<n>
 //                 error <text>
 //                 done
-//   outputs.bin the output buffers of every call that ended, in call order,
+//   outputs.bin the output buffers of every recorded call, in record order,
 //               as they were the moment the call returned.
+//
+// Phases, in order: the battery's calls (each recorded); one recorded call
+// per slot (its baseline); the concurrent rounds (two threads, each on its
+// own slot, started together; the last round and the first round whose
+// output differs from its slot's baseline are recorded, and after the
+// rounds one more call per slot, recorded); the soak (its calls in order,
+// recorded where the plan says); the timing loop (cycling through the
+// slots); the last call (recorded). Every call after the baselines is
+// compared bit for bit with its slot's baseline; the first call that
+// differs is recorded with two more calls made right after it on the same
+// slot, one with the same fill and one with the baseline's fill. A call's
+// `seq` is the number of kernel calls the process made before it. Record
+// numbers (`call=`) run on from the battery's calls in the order recorded.
 //
 // Layouts: "after" maps each buffer so that its last byte touches a
 // PROT_NONE page (an overrun faults at once), "before" so that its first
-// byte follows one (an underrun faults), "heap" uses malloc (for the
-// sanitized build, whose redzones do that job). Input pages are read-only
-// outside "heap"; outputs are filled with 0xFF bytes (NaN in every float
-// format) before each call. A fresh call gets newly mapped buffers, mapped
-// while the previous ones still exist, so its addresses differ from the
-// previous call's; a call that is not fresh reuses the previous call's
-// buffers with the new set's data written into them.
+// byte follows one (an underrun faults), "heap" uses malloc. Input pages are
+// read-only outside "heap". Before each call the outputs get their fill:
+// all bytes 0xFF (poison: NaN in every float format), zeros, a data block,
+// or nothing (untouched: fresh buffers only, as allocated). A fresh call
+// gets newly mapped buffers, mapped while the previous ones still exist, so
+// its addresses differ from the previous call's; a call that is not fresh
+// reuses the previous call's buffers with the new set's data written into
+// them.
 #pragma once
 
 #include <cstdint>
@@ -50,27 +74,68 @@ namespace axon::gate {
 enum class Layout { GuardAfter, GuardBefore, Heap };
 const char* layout_name(Layout l);  // "after", "before", "heap"
 
+enum class FillKind { Poison, Zeros, Untouched, Data };
+
+/// What a call's output buffers hold when the kernel gets them.
+struct OutputFill {
+  std::string name;  // "poison", "nan", "zeros", "random", "outputs of normal#2", "untouched"
+  FillKind kind = FillKind::Poison;
+  std::vector<std::vector<uint8_t>> data;  // Data: one block per output
+};
+
 struct PlannedCall {
   int set = 0;
   Layout layout = Layout::GuardAfter;
   bool fresh = true;
+  int fill = 0;
+};
+
+struct SoakCall {
+  int slot = 0, fill = 0;
+  bool record = false;
 };
 
 struct DriverPlan {
   std::vector<int64_t> input_bytes, output_bytes;
   std::vector<std::vector<uint8_t>> blocks;
   std::vector<std::vector<int>> sets;  // per set: the block of each input
+  std::vector<OutputFill> fills;       // fill 0 is the poison
   std::vector<PlannedCall> calls;
-  int time_set = -1;                   // -1: no timing
+  std::vector<std::pair<int, int>> slots;  // (set, baseline fill) per slot
+  // Concurrent rounds on slots a and b; a < 0: none.
+  int concurrent_a = -1, concurrent_b = -1;
+  int min_rounds = 16, max_rounds = 4096;
+  double rounds_min_ms = 300, rounds_max_ms = 2000;
+  std::vector<SoakCall> soak;
+  double soak_max_ms = 20000;  // unrecorded soak calls stop after this long
+  bool timed = false;
   int warmup = 1, min_reps = 5;
   double min_ms = 200, max_ms = 3000;
+  std::vector<int> time_fills;  // the timed calls' fills, cycled
+  int last_slot = -1, last_fill = 0;
+
+  /// Most records a run of this plan can write (for the file size limit).
+  int max_records() const;
 };
 
-/// Writes plan.txt and blocks.bin. Throws InternalError when it cannot.
-void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& blocks_path);
+/// Writes blocks.bin: the plan's blocks back to back.
+void write_blocks(const DriverPlan& plan, const std::string& blocks_path);
+
+/// Writes plan.txt, blocks.bin and (when a fill has data) fills.bin, named
+/// in the plan by its file name alone. Throws InternalError when it cannot.
+void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& blocks_path,
+                const std::string& fills_path);
+
+/// The phase a record comes from.
+enum class Phase { Battery, Baseline, Concurrent, AfterRounds, Soak, Recheck, Timing, Last };
+const char* phase_name(Phase p);
 
 struct CallRecord {
   int call = -1;
+  int64_t seq = -1;  // kernel calls the process made before this one
+  int set = -1, fill = 0, slot = -1, thread = 0;
+  Layout layout = Layout::GuardAfter;
+  Phase phase = Phase::Battery;
   int threads = 0, running = 0;
   bool changed_after_return = false;
   int input_changed = -1;
@@ -96,7 +161,11 @@ struct DriverLog {
   bool timed = false;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
+  int64_t soaked = -1, soak_planned = -1;  // soak calls made and planned
+  int rounds = -1;                         // concurrent rounds made
   std::string error;
+
+  const CallRecord* record(int call) const;
 };
 
 /// Parses what the driver left; missing or truncated files give a log with

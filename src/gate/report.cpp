@@ -12,7 +12,8 @@ const std::vector<std::string>& all_reason_codes() {
       reason::kCompileError, reason::kForbiddenSymbol, reason::kCrash,           reason::kTimeout,
       reason::kMemoryLimit,  reason::kOutOfBounds,     reason::kWroteInput,      reason::kUnwrittenOutput,
       reason::kWrongResult,  reason::kNondeterministic, reason::kStaleState,     reason::kIgnoresInput,
-      reason::kWorkAfterReturn, reason::kSanitizer,    reason::kFasterThanRoofline};
+      reason::kWorkAfterReturn, reason::kSanitizer,    reason::kFasterThanRoofline, reason::kOutputDependent,
+      reason::kCallCountDependent, reason::kNotReentrant, reason::kEnvironmentDependent};
   return codes;
 }
 

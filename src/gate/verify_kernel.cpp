@@ -21,6 +21,7 @@
 #include "gate/roofline.h"
 #include "gate/sandbox.h"
 #include "gate/symbols.h"
+#include "gate/user_driver_source.h"
 #include "runtime/compile_shared.h"
 #include "support/command.h"
 #include "support/diagnostic.h"
@@ -96,7 +97,7 @@ std::vector<std::string> compile_argv(const GateOptions& opts, const std::vector
 }
 
 struct Executables {
-  std::string optimised, sanitized;
+  std::string optimised, sanitized, user;
 };
 
 json compile_evidence(const std::vector<std::string>& argv, const CommandResult& r) {
@@ -113,6 +114,7 @@ std::optional<Executables> build(const WorkDir& wd, const GateOptions& opts, con
   std::vector<Job> jobs = {
       {compile_argv(opts, kOptimisedFlags, "-c", "candidate.cpp", "candidate.o"), true},
       {compile_argv(opts, kOptimisedFlags, "-c", "driver.cpp", "driver.o"), false},
+      {compile_argv(opts, kOptimisedFlags, "-c", "user_driver.cpp", "user_driver.o"), false},
   };
   if (opts.run_sanitizer) {
     jobs.push_back({compile_argv(opts, kSanitizedFlags, "-c", "candidate.cpp", "candidate_san.o"), true});
@@ -147,7 +149,7 @@ std::optional<Executables> build(const WorkDir& wd, const GateOptions& opts, con
   }
   if (!findings.empty()) return std::nullopt;
 
-  Executables exe{wd / "run_optimised", wd / "run_sanitized"};
+  Executables exe{wd / "run_optimised", wd / "run_sanitized", wd / "run_user"};
   auto link = [&](const std::string& driver, const std::string& kernel, const std::string& out, bool sanitized) {
     std::vector<std::string> argv = {opts.cxx, "-fopenmp", "-pthread"};
     if (sanitized) argv.push_back("-fsanitize=address,undefined");
@@ -159,6 +161,7 @@ std::optional<Executables> build(const WorkDir& wd, const GateOptions& opts, con
     return r.ok();
   };
   if (!link("driver.o", "candidate.o", exe.optimised, false)) return std::nullopt;
+  if (!link("user_driver.o", "candidate.o", exe.user, false)) return std::nullopt;
   if (opts.run_sanitizer && !link("driver_san.o", "candidate_san.o", exe.sanitized, true)) return std::nullopt;
   return exe;
 }
@@ -170,32 +173,46 @@ int64_t total_bytes(const DriverPlan& p) {
   return n;
 }
 
+int64_t mapped_bytes(const DriverPlan& plan) {
+  const int64_t buffers = total_bytes(plan);
+  int64_t data = 0;
+  for (const auto& b : plan.blocks) data += static_cast<int64_t>(b.size());
+  for (const OutputFill& f : plan.fills)
+    for (const auto& d : f.data) data += static_cast<int64_t>(d.size());
+  return data + (3 + static_cast<int64_t>(plan.slots.size())) * buffers + (int64_t{64} << 20);
+}
+
+int64_t memory_limit(const GateOptions& opts, const DriverPlan& plan) {
+  return opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes
+                                     : std::max<int64_t>(int64_t{8} << 30, 4 * mapped_bytes(plan));
+}
+
 RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPlan& plan, const std::string& tag,
                       bool sanitized, double call_timeout_s, const GateOptions& opts,
                       const std::vector<std::string>& names) {
   const std::string plan_path = wd / ("plan_" + tag + ".txt"), blocks = wd / "blocks.bin";
+  const std::string fills = wd / ("fills_" + tag + ".bin");
   const std::string events = wd / ("events_" + tag + ".log"), outputs = wd / ("outputs_" + tag + ".bin");
   const std::string child_log = wd / ("child_" + tag + ".log");
-  write_plan(plan, plan_path, blocks);
+  write_plan(plan, plan_path, blocks, fills);
   std::error_code ec;
   fs::remove(events, ec);
   fs::remove(child_log, ec);
 
-  const int64_t buffers = total_bytes(plan);
-  int64_t blocks_bytes = 0;
-  for (const auto& b : plan.blocks) blocks_bytes += static_cast<int64_t>(b.size());
-  const int64_t mapped = blocks_bytes + 3 * buffers + (int64_t{64} << 20);
-  const int64_t memory = opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes
-                                                      : std::max<int64_t>(int64_t{8} << 30, 4 * mapped);
-  const int ncalls = static_cast<int>(plan.calls.size()) + (plan.time_set >= 0 ? 2 : 0);
+  const int64_t memory = memory_limit(opts, plan);
+  const int records = plan.max_records();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   SandboxLimits lim;
   lim.idle_timeout_s = call_timeout_s;
   lim.progress_file = events;
-  lim.wall_timeout_s = call_timeout_s * (ncalls + 2);
-  lim.cpu_seconds = static_cast<int64_t>(call_timeout_s * (ncalls + 2) * cores) + 60;
-  lim.file_size_bytes = (total_bytes(plan) + (int64_t{1} << 20)) * (ncalls + 2) + (int64_t{64} << 20);
+  // Each recorded call may take the call timeout; the phases bounded by
+  // time (soak, rounds, timing) their limits, twice over.
+  lim.wall_timeout_s = call_timeout_s * (records + 4) +
+                       2e-3 * ((plan.soak.empty() ? 0 : plan.soak_max_ms) +
+                               (plan.concurrent_a >= 0 ? plan.rounds_max_ms : 0) + (plan.timed ? plan.max_ms : 0));
+  lim.cpu_seconds = static_cast<int64_t>(lim.wall_timeout_s * cores) + 60;
+  lim.file_size_bytes = (total_bytes(plan) + (int64_t{1} << 20)) * (records + 2) + (int64_t{64} << 20);
   std::vector<std::string> extra;
   if (sanitized) {
     // ASan reserves terabytes of address space, so RLIMIT_AS cannot apply;
@@ -224,6 +241,34 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   return run;
 }
 
+// The kernel in a plain process (user_driver_source.h).
+UserOutcome run_user(const WorkDir& wd, const std::string& exe, const Battery& b, double call_timeout_s,
+                     const GateOptions& opts) {
+  const std::string plan_path = wd / "user_plan.txt", events = wd / "events_user.log";
+  const std::string outputs = wd / "outputs_user.bin", child_log = wd / "child_user.log";
+  write_blocks(b.plan, wd / "blocks.bin");
+  write_user_plan(b, plan_path);
+  std::error_code ec;
+  fs::remove(events, ec);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  SandboxLimits lim;
+  lim.idle_timeout_s = call_timeout_s;
+  lim.progress_file = events;
+  lim.wall_timeout_s = 2 * call_timeout_s + 2e-3 * b.user.max_ms;
+  lim.cpu_seconds = static_cast<int64_t>(lim.wall_timeout_s * cores) + 60;
+  lim.file_size_bytes = 2 * total_bytes(b.plan) + (int64_t{64} << 20);
+  lim.address_space_bytes = memory_limit(opts, b.plan);
+  UserOutcome u;
+  u.set = b.user.set;
+  u.planned_calls = b.user.calls;
+  u.idle_timeout_s = call_timeout_s;
+  u.process = run_sandboxed({exe, plan_path, wd / "blocks.bin", events, outputs}, child_environment({}), wd.str(),
+                            child_log, lim);
+  u.log = read_user_log(b.plan, events, outputs);
+  u.child_output = read_text(child_log);
+  return u;
+}
+
 uint64_t fresh_seed() {
   std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
@@ -249,6 +294,7 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
   write_text(wd / "kernel.h", abi.header);
   write_text(wd / "candidate.cpp", kernel_source);
   write_text(wd / "driver.cpp", emit_driver_source(g, abi));
+  write_text(wd / "user_driver.cpp", emit_user_driver_source(g, abi));
 
   // Inline assembly and clock builtins, even when a macro spells them.
   std::vector<std::string> pre = compile_argv(opts, kOptimisedFlags, "-E", "candidate.cpp", "candidate.ii");
@@ -262,9 +308,9 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
           {{"kind", f.kind}, {"symbol", f.what}, {"detail", f.detail}});
   if (!report.reasons.empty()) return report;
 
-  std::optional<Executables> exe = build(wd, opts, abi.entry, v);
-  if (!exe) return report;
-
+  // The float64 references depend only on the inputs: they are computed
+  // while the kernel builds and while the sanitized and user runs go on
+  // (nothing is timed in those).
   Battery battery = plan_battery(g, report.seed, opts.time_kernel);
   report.inputs = describe_inputs(battery);
   for (const BatterySet& s : battery.sets)
@@ -275,23 +321,38 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
     if (battery.sets[s].compared) compared.push_back(static_cast<int>(s));
   const int threads = opts.reference_threads > 0 ? opts.reference_threads
                                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-
-  // The sanitized run overlaps the reference; nothing is timed in it.
-  std::optional<RunOutcome> sanitized;
   auto reference_job = std::async(std::launch::async, [&] { refs.compute(compared, threads); });
+
+  std::optional<Executables> exe = build(wd, opts, abi.entry, v);
+  if (!exe) {
+    refs.stop();
+    reference_job.wait();
+    return report;
+  }
+
+  std::optional<RunOutcome> sanitized;
   if (opts.run_sanitizer)
     sanitized = run_driver(wd, exe->sanitized, battery.sanitized_plan, "sanitized", true, 3 * call_timeout, opts, names);
+  UserOutcome user = run_user(wd, exe->user, battery, call_timeout, opts);
   reference_job.get();
+  fill_reference_outputs(g, battery, refs);
 
   RunOutcome optimised = run_driver(wd, exe->optimised, battery.plan, "optimised", false, call_timeout, opts, names);
   judge_process(optimised, v);
   judge_calls(g, battery, refs, optimised, v);
+  judge_user_run(g, battery, refs, user, optimised, v);
   if (sanitized) {
     judge_process(*sanitized, v);
     judge_calls(g, battery, refs, *sanitized, v);
   } else {
     report.notes.push_back("the sanitized build was not run");
   }
+  if (optimised.log.soaked >= 0 && optimised.log.soaked < optimised.log.soak_planned)
+    report.notes.push_back("the soak made " + std::to_string(optimised.log.soaked) + " of its " +
+                           std::to_string(optimised.log.soak_planned) + " calls within its time limit");
+  if (user.log.done && user.log.calls < user.planned_calls)
+    report.notes.push_back("the plain process made " + std::to_string(user.log.calls) + " of its " +
+                           std::to_string(user.planned_calls) + " calls within its time limit");
 
   if (optimised.log.timed) {
     report.time_ms = optimised.log.median_ms;

@@ -45,7 +45,8 @@ REASON_CODES = {
     "compile_error", "forbidden_symbol", "crash", "timeout", "memory_limit",
     "out_of_bounds", "wrote_input", "unwritten_output", "wrong_result",
     "nondeterministic", "stale_state", "ignores_input", "work_after_return",
-    "sanitizer", "faster_than_roofline",
+    "sanitizer", "faster_than_roofline", "output_dependent", "call_count_dependent",
+    "not_reentrant", "environment_dependent",
 }
 
 MIN_BAD, MIN_GOOD = 30, 12

@@ -140,6 +140,10 @@ KernelAbi make_kernel_abi(const Graph& g) {
   h += "// Build kernel.cpp without floating-point contraction (GCC and Clang:\n";
   h += "// -ffp-contract=off), as axon checked it: it rounds each operation as the\n";
   h += "// spec writes it, and GCC by default fuses a * b + c into one FMA.\n";
+  h += "// The function is reentrant: called at the same time from several threads\n";
+  h += "// on distinct buffers, each call returns what it returns alone. Its result\n";
+  h += "// depends only on its inputs: not on what the outputs held before the call\n";
+  h += "// (it never reads them), nor on how many calls came before.\n";
   h += "//\n";
   for (const Buffer& b : bufs) h += "//   " + pad(b.name, wname) + "  " + pad(b.type, wtype) + "  " + comment_text(b.role) + "\n";
   h += "#ifndef " + guard + "\n#define " + guard + "\n\n";
