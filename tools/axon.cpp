@@ -18,7 +18,7 @@
 
 #include "bench/bench.h"
 #include "codegen/c_like/naive_cpp.h"
-#include "codegen/cpu/emit_cpu.h"
+#include "backend/backend.h"
 #include "frontend/spec.h"
 #include "gate/gate.h"
 #include "gate/report.h"
@@ -147,7 +147,8 @@ std::optional<axon::schedule::Schedule> schedule_for_compile(const axon::ir::Gra
     }
   }
   sch::Schedule given = sch::schedule_from_json(j);
-  sch::Space space = sch::schedule_space(g, t);
+  std::unique_ptr<axon::backend::Backend> be = axon::backend::cpu_backend(t);
+  sch::Space space = be->space(g);
   sch::Schedule s = sch::default_schedule(space);
   for (const auto& [name, value] : given) {
     if (!space.find(name)) {
@@ -158,7 +159,7 @@ std::optional<axon::schedule::Schedule> schedule_for_compile(const axon::ir::Gra
     }
     s[name] = value;
   }
-  std::string why = sch::why_illegal(g, s, t);
+  std::string why = be->why_illegal(g, s);
   if (!why.empty())
     throw axon::Diagnostic(axon::SourceLoc{where, 0, 0}, "schedule " + sch::to_json(s).dump() + " is illegal: " + why);
   return s;
@@ -223,9 +224,10 @@ int cmd_compile(const Common& c, const std::string& out_dir, const std::string& 
     k = axon::codegen::emit_naive_cpp(spec.graph);
   } else {
     axon::target::Target t = axon::target::resolve_target(target_file, false, false);
+    std::unique_ptr<axon::backend::Backend> be = axon::backend::cpu_backend(t);
     chosen = schedule_for_compile(spec.graph, schedule_text, t);
-    k = chosen ? axon::codegen::emit_cpu(spec.graph, *chosen, t) : axon::codegen::emit_naive_cpp(spec.graph);
-    if (chosen) co.flags = axon::codegen::cpu_compile_flags(t, true);
+    k = chosen ? be->emit(spec.graph, *chosen) : be->emit_naive(spec.graph);
+    if (chosen) co.flags = be->compile_flags(true);
   }
   std::error_code ec;
   fs::create_directories(out_dir, ec);

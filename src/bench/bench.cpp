@@ -16,8 +16,7 @@
 #include <optional>
 
 #include "analysis/cost.h"
-#include "codegen/c_like/naive_cpp.h"
-#include "codegen/cpu/emit_cpu.h"
+#include "backend/backend.h"
 #include "codegen/cpu/stream_triad.h"
 #include "frontend/spec.h"
 #include "optimize/optimize.h"
@@ -428,15 +427,16 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
 
   say(cx, name + (plain ? ": timing axon, axon without rewrites and naive, cold inputs"
                          : ": timing axon and naive, cold inputs"));
+  std::unique_ptr<backend::Backend> be = backend::cpu_backend(cx.target);
   runtime::MeasureOptions mo;
-  mo.flags = codegen::cpu_compile_flags(cx.target, true);
+  mo.flags = be->compile_flags(true);
   mo.check_inputs = 1;
   mo.min_seconds = cx.opts.min_seconds;
   mo.cold_bytes = cx.cold_bytes;
   runtime::Measurer m(g, mo);
   std::vector<codegen::KernelSource> ks = {r.kernel};
   if (plain) ks.push_back(plain->kernel);
-  if (!axon_is_naive) ks.push_back(codegen::emit_naive_cpp(g));
+  if (!axon_is_naive) ks.push_back(be->emit_naive(g));
   std::vector<runtime::Measurement> ms = m.measure(ks);
   w["axon"] = kernel_row(ms[0]);
   w["naive"] = kernel_row(ms.back());
@@ -647,7 +647,7 @@ json run_bench(const BenchOptions& opts) {
   if (!opts.peers.empty() && opts.interleave_rounds > 0) {
     try {
       runtime::CompileOptions co;
-      co.flags = codegen::cpu_compile_flags(cx.target, true);
+      co.flags = backend::cpu_backend(cx.target)->compile_flags(true);
       cx.stream_lib = runtime::compile_shared(codegen::stream_triad_kernel(cx.target), co);
       stream_kernel = {{"status", "ok"}, {"elements", target::stream_triad_elements(cx.target)}};
     } catch (const std::exception& e) {

@@ -17,8 +17,7 @@
 #include <sstream>
 
 #include "analysis/cost.h"
-#include "codegen/c_like/naive_cpp.h"
-#include "codegen/cpu/emit_cpu.h"
+#include "backend/backend.h"
 #include "optimize/timing_anchor.h"
 #include "optimize/worst_element.h"
 #include "rewrite/rewrite.h"
@@ -194,13 +193,13 @@ Variant make_variant(ir::Graph g, std::vector<rewrite::AppliedRewrite> steps, co
 
 // The cost model's best guess for `g`: the least predicted time over the
 // default point and a few random points of its space (0 when none is legal).
-double best_predicted(const ir::Graph& g, const schedule::Space& sp, const target::Target& t, uint64_t seed) {
+double best_predicted(const ir::Graph& g, const schedule::Space& sp, const backend::Backend& be, uint64_t seed) {
   if (sp.knobs.empty()) return 0;
   std::mt19937_64 rng(seed);
   double best = 0;
   auto consider = [&](const schedule::Schedule& s) {
-    if (!schedule::why_illegal(g, s, t).empty()) return;
-    double p = schedule::predicted_seconds(g, s, t);
+    if (!be.why_illegal(g, s).empty()) return;
+    double p = be.predicted_seconds(g, s);
     if (p > 0 && (best == 0 || p < best)) best = p;
   };
   consider(schedule::default_schedule(sp));
@@ -301,7 +300,7 @@ constexpr double kFinalSlack = 1.3;
 
 // The fastest verified, distinct kernels over every searched variant,
 // fastest first, then the cost model's favourites not already among them.
-std::vector<Finalist> finalists(const std::vector<Variant>& vs, const target::Target& t) {
+std::vector<Finalist> finalists(const std::vector<Variant>& vs, const backend::Backend& be) {
   std::vector<Finalist> all;
   for (size_t i = 0; i < vs.size(); ++i) {
     if (!vs[i].searched) continue;
@@ -313,7 +312,7 @@ std::vector<Finalist> finalists(const std::vector<Variant>& vs, const target::Ta
   std::set<std::string> sources;
   auto take = [&](Finalist f) {
     try {
-      f.kernel = codegen::emit_cpu(vs[static_cast<size_t>(f.variant)].graph, f.schedule, t);
+      f.kernel = be.emit(vs[static_cast<size_t>(f.variant)].graph, f.schedule);
     } catch (const std::exception&) {
       return;
     }
@@ -325,7 +324,7 @@ std::vector<Finalist> finalists(const std::vector<Variant>& vs, const target::Ta
   }
   std::vector<std::pair<double, size_t>> ranked;
   for (size_t i = 0; i < all.size(); ++i)
-    ranked.push_back({schedule::predicted_seconds(vs[static_cast<size_t>(all[i].variant)].graph, all[i].schedule, t), i});
+    ranked.push_back({be.predicted_seconds(vs[static_cast<size_t>(all[i].variant)].graph, all[i].schedule), i});
   std::stable_sort(ranked.begin(), ranked.end());
   const size_t by_time = out.size();
   for (const auto& [sec, i] : ranked) {
@@ -385,420 +384,492 @@ json steps_kinds(const Variant& v) {
   return k;
 }
 
-}  // namespace
+// One run of optimize(): the state its steps share. optimize() below calls
+// the steps in order; each says what it needs and what it leaves.
+class Run {
+ public:
+  Run(const ir::Graph& g, const OptimizeOptions& opts)
+      : g_(g), opts_(opts), t0_(std::chrono::steady_clock::now()), t_(opts.target) {}
 
-OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
-  auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  auto interrupted = [&] { return opts.interrupt && opts.interrupt->load(); };
-  // Before anything (the peak probe included) can load OpenMP.
-  runtime::pin_openmp_threads();
-  target::Target t = opts.target;
-  std::vector<std::string> flags = codegen::cpu_compile_flags(t, true);
-  runtime::CompileOptions co;
-  // Candidates of the original graph are stored under `key`; those of a
-  // variant under the key with the variant's hash appended. The report is
-  // stored under `key` when rewrites are on and under a key of its own when
-  // off, so that --no-rewrites never answers with a rewritten kernel.
-  tuning::TuningKey key{graph_key(g), t.fingerprint(),
-                        runtime::compiler_version(co.cxx) + " codegen " + std::to_string(codegen::kCodegenVersion)};
-  tuning::TuningKey report_key = key;
-  if (!opts.rewrites) report_key.graph += " no-rewrites";
-  auto variant_key = [&](const ir::Graph& vg, bool original) {
-    tuning::TuningKey k = key;
-    if (!original) k.graph += " rewritten " + hex16(vg.structural_hash());
-    return k;
-  };
-  std::unique_ptr<tuning::TuningDb> db;
-  if (opts.use_db) db = std::make_unique<tuning::TuningDb>(opts.db_path.empty() ? tuning::default_db_path() : opts.db_path);
-
-  runtime::MeasureOptions mo;
-  mo.flags = flags;
-  // A working set that cannot stay in cache between calls of a real program
-  // is timed cold (copies rotated through the stream probe's working set), as
-  // axon bench times it: warm timing would rank streaming stores, which
-  // only pay past the caches, as losses.
-  if (analysis::graph_cost(g).bytes > kColdAboveBytes) mo.cold_bytes = target::cold_rotation_bytes(t);
-  OptimizeResult res;
-  // A stage that fails on this program is reported, skipped, and the search
-  // goes on without it (optimize.h).
-  auto warn = [&](const std::string& w) {
-    res.warnings.push_back(w);
-    if (opts.on_warning) opts.on_warning(w);
-  };
-  schedule::Space space;
-  try {
-    space = schedule::schedule_space(g, t);
-  } catch (const std::exception& e) {
-    warn("the graph's schedule space could not be built (" + first_line(e.what()) +
-         "); only the naive kernel and the rewritten variants are tried");
+  // The target's backend, the compile flags, the tuning keys and database,
+  // the measuring options and the graph's schedule space.
+  void prepare() {
+    // Before anything (the peak probe included) can load OpenMP.
+    runtime::pin_openmp_threads();
+    be_ = backend::cpu_backend(t_);
+    flags_ = be_->compile_flags(true);
+    // Candidates of the original graph are stored under `key_`; those of a
+    // variant under the key with the variant's hash appended. The report is
+    // stored under `key_` when rewrites are on and under a key of its own
+    // when off, so that --no-rewrites never answers with a rewritten kernel.
+    key_ = tuning::TuningKey{graph_key(g_), t_.fingerprint(),
+                             runtime::compiler_version(co_.cxx) + " codegen " + std::to_string(be_->version())};
+    report_key_ = key_;
+    if (!opts_.rewrites) report_key_.graph += " no-rewrites";
+    if (opts_.use_db)
+      db_ = std::make_unique<tuning::TuningDb>(opts_.db_path.empty() ? tuning::default_db_path() : opts_.db_path);
+    mo_.flags = flags_;
+    // A working set that cannot stay in cache between calls of a real
+    // program is timed cold (copies rotated through the stream probe's
+    // working set), as axon bench times it: warm timing would rank streaming
+    // stores, which only pay past the caches, as losses.
+    if (analysis::graph_cost(g_).bytes > kColdAboveBytes) mo_.cold_bytes = target::cold_rotation_bytes(t_);
+    try {
+      space_ = be_->space(g_);
+    } catch (const std::exception& e) {
+      warn("the graph's schedule space could not be built (" + first_line(e.what()) +
+           "); only the naive kernel and the rewritten variants are tried");
+    }
   }
 
-  // Answer from the database: rebuild the winner's graph (the stored rule
-  // sequence replayed on the original), emit the winner of the stored report
-  // again and re-check it once on one input of the ORIGINAL graph (no
-  // timing), so that a stale row cannot hand out a wrong kernel.
-  if (db && !opts.resume) {
-    auto stored = db->report(report_key);
-    if (stored) try {
+  // The stored answer, when the database has one for this graph and it
+  // still verifies: the winner's graph rebuilt (the stored rule sequence
+  // replayed on the original), its kernel emitted again and re-checked once
+  // on one input of the ORIGINAL graph (no timing), so that a stale row
+  // cannot hand out a wrong kernel. nullopt: search afresh.
+  std::optional<OptimizeResult> answer_from_database() {
+    if (!db_ || opts_.resume) return std::nullopt;
+    auto stored = db_->report(report_key_);
+    if (!stored) return std::nullopt;
+    try {
       json report = json::parse(*stored);
-      std::optional<ir::Graph> kg = g;
+      std::optional<ir::Graph> kg = g_;
       if (report.contains("rewrites") && report["rewrites"].contains("winner_steps") &&
           !report["rewrites"]["winner_steps"].empty()) {
         std::vector<rewrite::Move> moves;
-        for (const json& m : report["rewrites"]["winner_steps"]) moves.push_back(move_from_json(m));
-        kg = replay(g, moves);
+        for (const json& mv : report["rewrites"]["winner_steps"]) moves.push_back(move_from_json(mv));
+        kg = replay(g_, moves);
         if (kg && hex16(kg->structural_hash()) != report["rewrites"].value("winner_hash", std::string())) kg.reset();
-        if (kg && !abi_mismatch(g, *kg).empty()) kg.reset();
+        if (kg && !abi_mismatch(g_, *kg).empty()) kg.reset();
       }
-      if (kg) {
-        schedule::Schedule s = schedule::schedule_from_json(report.at("schedule"));
-        bool naive = report.value("variant", "") == "naive";
-        codegen::KernelSource k = naive ? codegen::emit_naive_cpp(g) : codegen::emit_cpu(*kg, s, t);
-        // The re-check costs one interpreter run; past kRecheckSeconds that
-        // alone would break the promise of an answer within a second, so the
-        // row (verified when stored, same target and compiler) is trusted.
-        bool recheck = interpreter_seconds(analysis::graph_cost(g)) <= kRecheckSeconds;
-        bool verified = true;
-        if (recheck) {
-          runtime::MeasureOptions once = mo;
-          once.check_inputs = 1;
-          runtime::Measurer m(g, once);
-          verified = m.check_only(k).verified;
-        }
-        if (verified) {
-          res.kernel = k;
-          res.schedule = s;
-          res.axon_ms = report["time_ms"].value("axon", 0.0);
-          res.naive_ms = report["time_ms"].value("naive", 0.0);
-          res.from_db = true;
-          res.stop_reason = "database";
-          report["search"]["stop_reason"] = "database";
-          report["search"]["seconds"] = elapsed();
-          report["search"]["database"] = db->path();
-          report["verification"]["rechecked"] = recheck;
-          res.report = report;
-          return res;
-        }
+      if (!kg) return std::nullopt;
+      schedule::Schedule s = schedule::schedule_from_json(report.at("schedule"));
+      bool naive = report.value("variant", "") == "naive";
+      codegen::KernelSource k = naive ? be_->emit_naive(g_) : be_->emit(*kg, s);
+      // The re-check costs one interpreter run; past kRecheckSeconds that
+      // alone would break the promise of an answer within a second, so the
+      // row (verified when stored, same target and compiler) is trusted.
+      bool recheck = interpreter_seconds(analysis::graph_cost(g_)) <= kRecheckSeconds;
+      bool verified = true;
+      if (recheck) {
+        runtime::MeasureOptions once = mo_;
+        once.check_inputs = 1;
+        runtime::Measurer m(g_, once);
+        verified = m.check_only(k).verified;
       }
-      // Fall through to a fresh search when the stored winner fails now (or
-      // its rewrites no longer replay to the same graph).
+      // A stored winner that fails now falls through to a fresh search.
+      if (!verified) return std::nullopt;
+      res_.kernel = k;
+      res_.schedule = s;
+      res_.axon_ms = report["time_ms"].value("axon", 0.0);
+      res_.naive_ms = report["time_ms"].value("naive", 0.0);
+      res_.from_db = true;
+      res_.stop_reason = "database";
+      report["search"]["stop_reason"] = "database";
+      report["search"]["seconds"] = elapsed();
+      report["search"]["database"] = db_->path();
+      report["verification"]["rechecked"] = recheck;
+      res_.report = report;
+      return res_;
     } catch (const std::exception& e) {
       warn("the stored answer could not be rebuilt (" + first_line(e.what()) + "); searching again");
+      return std::nullopt;
     }
   }
 
-  if (t.peaks.fma_gflops_all <= 0 || t.peaks.stream_gbs_all <= 0) try {
-      target::measure_peaks(t);
-    } catch (const std::exception& e) {  // the peaks only place the result against the roofline
+  // The FMA and bandwidth peaks, when the target does not give them: they
+  // only place the result against the roofline, so a failure is a warning.
+  void measure_peaks() {
+    if (t_.peaks.fma_gflops_all > 0 && t_.peaks.stream_gbs_all > 0) return;
+    try {
+      target::measure_peaks(t_);
+    } catch (const std::exception& e) {
       warn("the hardware peaks could not be measured (" + first_line(e.what()) + "); the roofline reads 0");
     }
-
-  // The reference, its inputs and error bounds come from the original graph
-  // only: every variant's kernel is judged by what the spec means.
-  runtime::Measurer m(g, mo);
-  Progress progress;
-  auto report_progress = [&] {
-    progress.elapsed_s = elapsed();
-    if (opts.on_progress) opts.on_progress(progress);
-  };
-
-  // The naive kernel: the baseline and the fallback winner, when it passes
-  // its own check. When it does not, it is only the baseline times compare
-  // with (timed all the same), and the search must find a kernel that passes.
-  codegen::KernelSource naive_k;
-  runtime::Measurement naive;
-  bool naive_built = false;
-  std::string naive_text;  // the generated naive source: every schedule emitting it is the naive kernel
-  try {
-    naive_k = codegen::emit_naive_cpp(g);
-    naive_text = naive_k.source + '\0' + naive_k.header;
-    naive_built = true;
-  } catch (const std::exception& e) {
-    naive.error = "emit failed: " + first_line(e.what());
-    warn("the naive kernel could not be generated (" + first_line(e.what()) + "); the search goes on without a baseline");
   }
-  if (naive_built) {
-    if (std::optional<std::string> path = naive_kernel_override()) {
-      naive_k.source = read_override(*path);
-      warn("the naive kernel's source is read from " + *path + " (" + kNaiveKernelOverride + ")");
-    }
-    naive = m.measure({naive_k}).at(0);
-  }
-  double naive_ms = naive.ms;
-  json naive_check;  // the worst element of a naive kernel over its budget
-  std::optional<WorstElement> naive_worst;
-  if (naive_built && !naive.verified && naive.compiled) {
-    naive_worst = worst_element(g, m, naive_k, flags);
-    naive_check = naive_worst ? to_json(*naive_worst) : json{{"error", naive.error}};
-    warn("the naive kernel misses its error budget: " + (naive_worst ? describe(*naive_worst) : naive.error) +
-         "; it cannot be the result, the search goes on for a kernel that passes");
+
+  // The reference (its inputs and error bounds come from the original graph
+  // only: every variant's kernel is judged by what the spec means) and the
+  // naive kernel: the baseline and the fallback winner, when it passes its
+  // own check. When it does not, it is only the baseline times compare with
+  // (timed all the same), and the search must find a kernel that passes.
+  void measure_baseline() {
+    m_ = std::make_unique<runtime::Measurer>(g_, mo_);
     try {
-      std::vector<runtime::Timing> tm = m.time_side_by_side({naive_k}, 2);
-      if (!tm.empty() && tm[0].reps > 0) naive_ms = tm[0].median_ms;
-    } catch (const std::exception&) {
-      // Untimed: speedups against it read 0.
-    }
-  } else if (naive_built && !naive.verified) {
-    warn("the naive kernel could not be built (" + naive.error + "); the search goes on without a baseline");
-  }
-  progress.naive_ms = naive_ms;
-  report_progress();
-  const double search_t0 = elapsed();  // the budget counts from here (rewrites included)
-
-  // Rewrites: the proved variants of the graph, then the ones worth a search.
-  std::vector<Variant> vs;
-  vs.push_back(make_variant(g, {}, rewrite::cost(g), space));
-  try {
-    vs[0].predicted_s = best_predicted(g, space, t, opts.seed);
-  } catch (const std::exception& e) {
-    warn("the cost model failed on the graph (" + first_line(e.what()) + "); its points are ranked as unknown");
-  }
-  json rw = {{"enabled", opts.rewrites}, {"explored", 0}, {"proofs", 0}, {"refused", 0}, {"seconds", 0.0},
-             {"stop_reason", opts.rewrites ? "" : "disabled"}, {"searched", json::array()},
-             {"not_searched", json::array()}, {"applied", json::array()}};
-  if (opts.rewrites && !interrupted()) {
-    double explore_t0 = elapsed();
-    rewrite::ExploreOptions eo;
-    // A small share of the budget: at most 5 s, a tenth of it, at least 0.5 s.
-    eo.max_seconds = std::clamp(0.1 * opts.budget_s, 0.5, 5.0);
-    eo.max_variants = 24;
-    eo.k = eo.max_variants;  // every variant: the schedule cost model ranks them below
-    eo.prove.timeout_ms = 1000;
-    eo.prove.budget_ms = static_cast<unsigned>(std::max(500.0, eo.max_seconds * 1000));
-    std::string lib = rewrite::default_library_path();
-    if (!lib.empty()) eo.library = rewrite::load_library(lib);
-    rewrite::ExploreResult ex;
-    try {
-      ex = rewrite::explore(g, eo);
+      naive_k_ = be_->emit_naive(g_);
+      naive_text_ = naive_k_.source + '\0' + naive_k_.header;
+      naive_built_ = true;
     } catch (const std::exception& e) {
-      warn("the rewrite exploration failed (" + first_line(e.what()) + "); only the original graph is searched");
-      ex = {};
-      ex.stop = rewrite::StopReason::Saturated;
+      naive_.error = "emit failed: " + first_line(e.what());
+      warn("the naive kernel could not be generated (" + first_line(e.what()) +
+           "); the search goes on without a baseline");
     }
-    for (rewrite::RewrittenGraph& rg : ex.best) {
-      if (rg.steps.empty()) continue;  // the original (compacted)
-      std::string label = rule_name(rg.steps.back().move) + " (" + std::to_string(rg.steps.size()) + " step" +
-                          (rg.steps.size() == 1 ? "" : "s") + ")";
-      try {
-        Variant v = make_variant(std::move(rg.graph), std::move(rg.steps), rg.cost, {});
-        v.space = schedule::schedule_space(v.graph, t);
-        v.predicted_s = best_predicted(v.graph, v.space, t, opts.seed);
-        vs.push_back(std::move(v));
-      } catch (const std::exception& e) {
-        warn("the rewritten variant ending in " + label + " could not be planned (" + first_line(e.what()) +
-             "); skipped");
+    if (naive_built_) {
+      if (std::optional<std::string> path = naive_kernel_override()) {
+        naive_k_.source = read_override(*path);
+        warn("the naive kernel's source is read from " + *path + " (" + kNaiveKernelOverride + ")");
       }
+      naive_ = m_->measure({naive_k_}).at(0);
     }
-    int refused = 0;
-    for (const auto& c : ex.tried) refused += c.proof.status == verify::smt::ProofStatus::Proved ? 0 : 1;
-    rw["explored"] = ex.variants;
-    rw["proofs"] = ex.proofs;
-    rw["refused"] = refused;
-    rw["iterations"] = ex.iterations;
-    rw["stop_reason"] = rewrite::stop_reason_name(ex.stop);
-    rw["seconds"] = elapsed() - explore_t0;
-    rw["library_rules"] = eo.library.size();
+    naive_ms_ = naive_.ms;
+    if (naive_built_ && !naive_.verified && naive_.compiled) {
+      naive_worst_ = worst_element(g_, *m_, naive_k_, flags_);
+      naive_check_ = naive_worst_ ? to_json(*naive_worst_) : json{{"error", naive_.error}};
+      warn("the naive kernel misses its error budget: " + (naive_worst_ ? describe(*naive_worst_) : naive_.error) +
+           "; it cannot be the result, the search goes on for a kernel that passes");
+      try {
+        std::vector<runtime::Timing> tm = m_->time_side_by_side({naive_k_}, 2);
+        if (!tm.empty() && tm[0].reps > 0) naive_ms_ = tm[0].median_ms;
+      } catch (const std::exception&) {
+        // Untimed: speedups against it read 0.
+      }
+    } else if (naive_built_ && !naive_.verified) {
+      warn("the naive kernel could not be built (" + naive_.error + "); the search goes on without a baseline");
+    }
+    progress_.naive_ms = naive_ms_;
+    report_progress();
+    search_t0_ = elapsed();  // the budget counts from here (rewrites included)
   }
-  std::vector<size_t> chosen = choose(vs, g, opts.rewrites ? opts.rewrite_variants : 0);
 
-  double max_err = naive.verified ? naive.max_error_over_budget : 0.0;
-  int compiled = 0;
-  double best_ms = 0;
-  // Two schedules (of any variant) that emit the same source are one binary:
-  // measured once (tinygrad's duplicate-binary rule). Keyed by the source text itself.
-  std::map<std::string, runtime::Measurement> by_source;
-  if (naive_built) by_source[naive_text] = naive;
-  int trials_used = 0;
-  std::set<std::string> candidate_errors;  // each distinct failure of a candidate is warned about once
-  TimingAnchor anchor;  // one for every variant's search: their times compare too
-  for (size_t ci = 0; ci < chosen.size(); ++ci) {
-    Variant& v = vs[chosen[ci]];
-    const ir::Graph& vg = v.graph;
-    bool original = chosen[ci] == 0;
-    size_t left_searches = chosen.size() - ci;
-    double left_s = opts.budget_s - (elapsed() - search_t0);
-    if (!original && (interrupted() || left_s <= 0 || (opts.trials > 0 && trials_used >= opts.trials))) {
-      v.why_not = interrupted() ? "interrupted" : left_s <= 0 ? "budget spent" : "trials spent";
-      continue;
+  // The proved variants of the graph (within a share of the budget), each
+  // with its space and the cost model's guess, then the ones worth a search
+  // (choose()); the original is vs_[0] and always among them.
+  void explore_rewrites() {
+    vs_.push_back(make_variant(g_, {}, rewrite::cost(g_), space_));
+    try {
+      vs_[0].predicted_s = best_predicted(g_, space_, *be_, opts_.seed);
+    } catch (const std::exception& e) {
+      warn("the cost model failed on the graph (" + first_line(e.what()) + "); its points are ranked as unknown");
     }
-    tuning::TuningKey vkey = variant_key(vg, original);
-    std::vector<search::Trial> prior;
-    if (db && opts.resume)
-      for (const auto& c : db->candidates(vkey))
-        prior.push_back({schedule::schedule_from_json(json::parse(c.schedule_json)), {c.verified, c.ms}});
-
-    search::SearchFunctions fns;
-    fns.why_illegal = [&](const schedule::Schedule& s) { return schedule::why_illegal(vg, s, t); };
-    fns.predicted_seconds = [&](const schedule::Schedule& s) { return schedule::predicted_seconds(vg, s, t); };
-    fns.evaluate = [&](const std::vector<schedule::Schedule>& batch) {
-      std::vector<std::string> sources(batch.size());
-      std::vector<runtime::Measurement> ms(batch.size());
-      std::vector<codegen::KernelSource> fresh;
-      std::vector<size_t> fresh_of;
-      for (size_t i = 0; i < batch.size(); ++i) {
+    rw_ = {{"enabled", opts_.rewrites}, {"explored", 0}, {"proofs", 0}, {"refused", 0}, {"seconds", 0.0},
+           {"stop_reason", opts_.rewrites ? "" : "disabled"}, {"searched", json::array()},
+           {"not_searched", json::array()}, {"applied", json::array()}};
+    if (opts_.rewrites && !interrupted()) {
+      double explore_t0 = elapsed();
+      rewrite::ExploreOptions eo;
+      // A small share of the budget: at most 5 s, a tenth of it, at least 0.5 s.
+      eo.max_seconds = std::clamp(0.1 * opts_.budget_s, 0.5, 5.0);
+      eo.max_variants = 24;
+      eo.k = eo.max_variants;  // every variant: the schedule cost model ranks them below
+      eo.prove.timeout_ms = 1000;
+      eo.prove.budget_ms = static_cast<unsigned>(std::max(500.0, eo.max_seconds * 1000));
+      std::string lib = rewrite::default_library_path();
+      if (!lib.empty()) eo.library = rewrite::load_library(lib);
+      rewrite::ExploreResult ex;
+      try {
+        ex = rewrite::explore(g_, eo);
+      } catch (const std::exception& e) {
+        warn("the rewrite exploration failed (" + first_line(e.what()) + "); only the original graph is searched");
+        ex = {};
+        ex.stop = rewrite::StopReason::Saturated;
+      }
+      for (rewrite::RewrittenGraph& rg : ex.best) {
+        if (rg.steps.empty()) continue;  // the original (compacted)
+        std::string label = rule_name(rg.steps.back().move) + " (" + std::to_string(rg.steps.size()) + " step" +
+                            (rg.steps.size() == 1 ? "" : "s") + ")";
         try {
-          codegen::KernelSource k = codegen::emit_cpu(vg, batch[i], t);
-          sources[i] = k.source + '\0' + k.header;
-          if (by_source.count(sources[i])) continue;
-          bool dup = false;
-          for (const auto& f : fresh) dup = dup || f.source + '\0' + f.header == sources[i];
-          if (!dup) {
-            fresh.push_back(std::move(k));
-            fresh_of.push_back(i);
-          }
+          Variant v = make_variant(std::move(rg.graph), std::move(rg.steps), rg.cost, {});
+          v.space = be_->space(v.graph);
+          v.predicted_s = best_predicted(v.graph, v.space, *be_, opts_.seed);
+          vs_.push_back(std::move(v));
         } catch (const std::exception& e) {
-          // A code generator that declines a legal point: not compiled, not timed.
-          ms[i].error = std::string("emit failed: ") + e.what();
+          warn("the rewritten variant ending in " + label + " could not be planned (" + first_line(e.what()) +
+               "); skipped");
         }
       }
-      // Checked against the original; timed beside the anchor once there is one.
-      std::vector<runtime::Measurement> measured;
-      if (anchor.set()) {
-        runtime::Timing now;
-        measured = m.measure(fresh, anchor.kernel(), &now);
-        anchor.scale(measured, now);
-      } else {
-        measured = m.measure(fresh);
-        std::vector<schedule::Schedule> fresh_schedules;
-        for (size_t i : fresh_of) fresh_schedules.push_back(batch[i]);
-        anchor.choose(fresh, fresh_schedules, measured, static_cast<int>(chosen[ci]));
-      }
-      for (size_t f = 0; f < fresh.size(); ++f) by_source[sources[fresh_of[f]]] = measured[f];
-      std::vector<search::Evaluation> ev;
-      for (size_t i = 0; i < batch.size(); ++i) {
-        if (!sources[i].empty()) ms[i] = by_source.at(sources[i]);
-        compiled += ms[i].compiled ? 1 : 0;
-        if (ms[i].verified) max_err = std::max(max_err, ms[i].max_error_over_budget);
-        ev.push_back({ms[i].verified, ms[i].ms});
-        if (db) db->record_candidate(vkey, {search::schedule_key(batch[i]), ms[i].ms, ms[i].verified});
-        // A candidate axon could not emit, compile or run is axon's own
-        // failure: said once per distinct error, and skipped (a candidate
-        // over its error budget is an ordinary outcome of the search).
-        const std::string& err = ms[i].error;
-        bool broken = !ms[i].verified && !err.empty() && (!ms[i].compiled || err.rfind("load", 0) == 0);
-        if (broken && candidate_errors.insert(err).second)
-          warn("a candidate failed (" + err + "), schedule " + schedule::to_json(batch[i]).dump() + "; skipped");
-      }
-      return ev;
-    };
-    fns.on_trial = [&](const search::Trial& tr, const search::Trial*) {
-      ++progress.tried;
-      progress.compiled = compiled;
-      progress.verified += tr.eval.ok ? 1 : 0;
-      if (tr.eval.ok && (best_ms == 0 || tr.eval.ms < best_ms)) best_ms = tr.eval.ms;
-      if (best_ms > 0) progress.best_ms = best_ms;
-      report_progress();
-    };
-
-    search::SearchOptions so;
-    // An even share of what is left; time a search leaves unused goes to the next.
-    so.budget_s = std::max(0.0, left_s) / static_cast<double>(left_searches);
-    so.trials = opts.trials > 0
-                    ? std::max(1, static_cast<int>((opts.trials - trials_used + left_searches - 1) / left_searches))
-                    : 0;
-    so.seed = opts.seed;
-    so.prior = prior;
-    so.interrupt = opts.interrupt;
-    v.budget_s = so.budget_s;
-    v.trials = so.trials;
-    v.prior = static_cast<int>(prior.size());
-    try {
-      v.sr = search::autotune(v.space, fns, so);
-      v.searched = true;
-      trials_used += static_cast<int>(v.sr.history.size());
-    } catch (const std::exception& e) {
-      v.sr = {};
-      v.why_not = "its search failed: " + first_line(e.what());
-      warn(std::string("the search of ") + (original ? "the original graph" : "a rewritten variant") + " failed (" +
-           first_line(e.what()) + "); skipped");
+      int refused = 0;
+      for (const auto& c : ex.tried) refused += c.proof.status == verify::smt::ProofStatus::Proved ? 0 : 1;
+      rw_["explored"] = ex.variants;
+      rw_["proofs"] = ex.proofs;
+      rw_["refused"] = refused;
+      rw_["iterations"] = ex.iterations;
+      rw_["stop_reason"] = rewrite::stop_reason_name(ex.stop);
+      rw_["seconds"] = elapsed() - explore_t0;
+      rw_["library_rules"] = eo.library.size();
     }
+    chosen_ = choose(vs_, g_, opts_.rewrites ? opts_.rewrite_variants : 0);
   }
 
-  // The winner over all variants; the naive kernel of the original when nothing beat it.
-  int win = -1;
-  for (size_t i = 0; i < vs.size(); ++i)
-    if (vs[i].searched && vs[i].sr.found && (win < 0 || vs[i].sr.best.eval.ms < vs[win].sr.best.eval.ms))
-      win = static_cast<int>(i);
-  schedule::Schedule win_schedule;
-  double win_ms = 0;
-  if (win >= 0) win_schedule = vs[win].sr.best.schedule, win_ms = vs[win].sr.best.eval.ms;
-  json final_round = final_round_json({}, 0);
-  if (win >= 0 && !interrupted()) {
+  // The schedule search of each chosen variant in turn, with an even share
+  // of the budget and trials left; every candidate checked against the
+  // original graph's reference before it is timed.
+  void search_variants() {
+    max_err_ = naive_.verified ? naive_.max_error_over_budget : 0.0;
+    if (naive_built_) by_source_[naive_text_] = naive_;
+    for (size_t ci = 0; ci < chosen_.size(); ++ci) search_variant(ci);
+  }
+
+  // The fastest verified kernels of every variant (and the cost model's
+  // favourites) timed side by side; the fastest there wins.
+  void final_round() {
+    for (size_t i = 0; i < vs_.size(); ++i)
+      if (vs_[i].searched && vs_[i].sr.found && (win_ < 0 || vs_[i].sr.best.eval.ms < vs_[win_].sr.best.eval.ms))
+        win_ = static_cast<int>(i);
+    if (win_ >= 0) win_schedule_ = vs_[win_].sr.best.schedule, win_ms_ = vs_[win_].sr.best.eval.ms;
+    final_round_ = final_round_json({}, 0);
+    if (win_ < 0 || interrupted()) return;
     std::vector<Finalist> fs;
     try {
-      fs = finalists(vs, t);
+      fs = finalists(vs_, *be_);
     } catch (const std::exception& e) {
       warn("the final round could not be set up (" + first_line(e.what()) + "); the search's fastest wins");
     }
-    if (fs.size() >= 2) {
-      std::vector<codegen::KernelSource> ks;
-      for (const Finalist& f : fs) ks.push_back(f.kernel);
-      std::vector<runtime::Timing> tm = m.time_side_by_side(ks);
-      for (size_t i = 0; i < fs.size(); ++i) fs[i].final_ms = tm[i].reps > 0 ? tm[i].median_ms : 0;
-      int best = -1;
-      for (size_t i = 0; i < fs.size(); ++i)
-        if (fs[i].final_ms > 0 && (best < 0 || fs[i].final_ms < fs[static_cast<size_t>(best)].final_ms)) best = static_cast<int>(i);
-      if (best >= 0) {
-        const Finalist& f = fs[static_cast<size_t>(best)];
-        win = f.variant, win_schedule = f.schedule, win_ms = f.final_ms;
+    if (fs.size() < 2) return;
+    std::vector<codegen::KernelSource> ks;
+    for (const Finalist& f : fs) ks.push_back(f.kernel);
+    std::vector<runtime::Timing> tm = m_->time_side_by_side(ks);
+    for (size_t i = 0; i < fs.size(); ++i) fs[i].final_ms = tm[i].reps > 0 ? tm[i].median_ms : 0;
+    int best = -1;
+    for (size_t i = 0; i < fs.size(); ++i)
+      if (fs[i].final_ms > 0 && (best < 0 || fs[i].final_ms < fs[static_cast<size_t>(best)].final_ms))
+        best = static_cast<int>(i);
+    if (best >= 0) {
+      const Finalist& f = fs[static_cast<size_t>(best)];
+      win_ = f.variant, win_schedule_ = f.schedule, win_ms_ = f.final_ms;
+    }
+    final_round_ = final_round_json(fs, best);
+  }
+
+  // The result: the winner's kernel, or the naive kernel when it passed and
+  // nothing beat it.
+  void choose_result() {
+    if (win_ >= 0) {
+      try {
+        win_kernel_ = be_->emit(vs_[win_].graph, win_schedule_);
+      } catch (const std::exception& e) {  // it emitted during the search: not expected
+        warn("the winning schedule could not be emitted again (" + first_line(e.what()) + ")");
+        win_ = -1;
       }
-      final_round = final_round_json(fs, best);
+    }
+    naive_wins_ = naive_.verified && (win_ < 0 || naive_.ms <= win_ms_);
+    res_.found = naive_wins_ || win_ >= 0;
+    res_.naive_ms = naive_ms_;
+    wv_ = naive_wins_ || win_ < 0 ? &vs_[0] : &vs_[win_];
+    if (naive_wins_) {
+      res_.kernel = naive_k_;
+      res_.schedule = schedule::default_schedule(space_);
+      res_.axon_ms = naive_.ms;
+    } else if (win_ >= 0) {
+      res_.kernel = win_kernel_;
+      res_.schedule = win_schedule_;
+      res_.axon_ms = win_ms_;
+    } else {
+      res_.schedule = schedule::default_schedule(space_);
     }
   }
-  codegen::KernelSource win_kernel;
-  if (win >= 0) {
+
+  // report.json (docs/optimize.md), stored in the database when a kernel was
+  // found and the run was not interrupted. Throws InternalError when not
+  // even the naive kernel could be built; when nothing passed, res.failure
+  // says why (the CLI exits 3).
+  OptimizeResult report();
+
+ private:
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  bool interrupted() const { return opts_.interrupt && opts_.interrupt->load(); }
+  // A stage that fails on this program is reported, skipped, and the search
+  // goes on without it (optimize.h).
+  void warn(const std::string& w) {
+    res_.warnings.push_back(w);
+    if (opts_.on_warning) opts_.on_warning(w);
+  }
+  void report_progress() {
+    progress_.elapsed_s = elapsed();
+    if (opts_.on_progress) opts_.on_progress(progress_);
+  }
+  tuning::TuningKey variant_key(const ir::Graph& vg, bool original) const {
+    tuning::TuningKey k = key_;
+    if (!original) k.graph += " rewritten " + hex16(vg.structural_hash());
+    return k;
+  }
+  void search_variant(size_t ci);
+  std::vector<search::Evaluation> evaluate(const ir::Graph& vg, const tuning::TuningKey& vkey, int variant,
+                                           const std::vector<schedule::Schedule>& batch);
+
+  const ir::Graph& g_;
+  const OptimizeOptions& opts_;
+  std::chrono::steady_clock::time_point t0_;
+  target::Target t_;
+  std::unique_ptr<backend::Backend> be_;
+  std::vector<std::string> flags_;
+  runtime::CompileOptions co_;
+  tuning::TuningKey key_, report_key_;
+  std::unique_ptr<tuning::TuningDb> db_;
+  runtime::MeasureOptions mo_;
+  OptimizeResult res_;
+  schedule::Space space_;
+  std::unique_ptr<runtime::Measurer> m_;
+  Progress progress_;
+  double search_t0_ = 0;
+  // The baseline.
+  codegen::KernelSource naive_k_;
+  runtime::Measurement naive_;
+  bool naive_built_ = false;
+  std::string naive_text_;  // the generated naive source: every schedule emitting it is the naive kernel
+  double naive_ms_ = 0;
+  json naive_check_;  // the worst element of a naive kernel over its budget
+  std::optional<WorstElement> naive_worst_;
+  // The variants and their searches.
+  std::vector<Variant> vs_;
+  json rw_;
+  std::vector<size_t> chosen_;
+  double max_err_ = 0;
+  int compiled_ = 0;
+  double best_ms_ = 0;
+  // Two schedules (of any variant) that emit the same source are one binary:
+  // measured once (tinygrad's duplicate-binary rule). Keyed by the source text itself.
+  std::map<std::string, runtime::Measurement> by_source_;
+  int trials_used_ = 0;
+  std::set<std::string> candidate_errors_;  // each distinct failure of a candidate is warned about once
+  TimingAnchor anchor_;                     // one for every variant's search: their times compare too
+  // The winner.
+  int win_ = -1;
+  schedule::Schedule win_schedule_;
+  double win_ms_ = 0;
+  json final_round_;
+  codegen::KernelSource win_kernel_;
+  bool naive_wins_ = false;
+  const Variant* wv_ = nullptr;
+};
+
+std::vector<search::Evaluation> Run::evaluate(const ir::Graph& vg, const tuning::TuningKey& vkey, int variant,
+                                              const std::vector<schedule::Schedule>& batch) {
+  std::vector<std::string> sources(batch.size());
+  std::vector<runtime::Measurement> ms(batch.size());
+  std::vector<codegen::KernelSource> fresh;
+  std::vector<size_t> fresh_of;
+  for (size_t i = 0; i < batch.size(); ++i) {
     try {
-      win_kernel = codegen::emit_cpu(vs[win].graph, win_schedule, t);
-    } catch (const std::exception& e) {  // it emitted during the search: not expected
-      warn("the winning schedule could not be emitted again (" + first_line(e.what()) + ")");
-      win = -1;
+      codegen::KernelSource k = be_->emit(vg, batch[i]);
+      sources[i] = k.source + '\0' + k.header;
+      if (by_source_.count(sources[i])) continue;
+      bool dup = false;
+      for (const auto& f : fresh) dup = dup || f.source + '\0' + f.header == sources[i];
+      if (!dup) {
+        fresh.push_back(std::move(k));
+        fresh_of.push_back(i);
+      }
+    } catch (const std::exception& e) {
+      // A code generator that declines a legal point: not compiled, not timed.
+      ms[i].error = std::string("emit failed: ") + e.what();
     }
   }
-  bool naive_wins = naive.verified && (win < 0 || naive.ms <= win_ms);
-  res.found = naive_wins || win >= 0;
-  res.naive_ms = naive_ms;
-  const Variant* wv = naive_wins || win < 0 ? &vs[0] : &vs[win];
-  if (naive_wins) {
-    res.kernel = naive_k;
-    res.schedule = schedule::default_schedule(space);
-    res.axon_ms = naive.ms;
-  } else if (win >= 0) {
-    res.kernel = win_kernel;
-    res.schedule = win_schedule;
-    res.axon_ms = win_ms;
+  // Checked against the original; timed beside the anchor once there is one.
+  std::vector<runtime::Measurement> measured;
+  if (anchor_.set()) {
+    runtime::Timing now;
+    measured = m_->measure(fresh, anchor_.kernel(), &now);
+    anchor_.scale(measured, now);
   } else {
-    res.schedule = schedule::default_schedule(space);
+    measured = m_->measure(fresh);
+    std::vector<schedule::Schedule> fresh_schedules;
+    for (size_t i : fresh_of) fresh_schedules.push_back(batch[i]);
+    anchor_.choose(fresh, fresh_schedules, measured, variant);
   }
+  for (size_t f = 0; f < fresh.size(); ++f) by_source_[sources[fresh_of[f]]] = measured[f];
+  std::vector<search::Evaluation> ev;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!sources[i].empty()) ms[i] = by_source_.at(sources[i]);
+    compiled_ += ms[i].compiled ? 1 : 0;
+    if (ms[i].verified) max_err_ = std::max(max_err_, ms[i].max_error_over_budget);
+    ev.push_back({ms[i].verified, ms[i].ms});
+    if (db_) db_->record_candidate(vkey, {search::schedule_key(batch[i]), ms[i].ms, ms[i].verified});
+    // A candidate axon could not emit, compile or run is axon's own
+    // failure: said once per distinct error, and skipped (a candidate over
+    // its error budget is an ordinary outcome of the search).
+    const std::string& err = ms[i].error;
+    bool broken = !ms[i].verified && !err.empty() && (!ms[i].compiled || err.rfind("load", 0) == 0);
+    if (broken && candidate_errors_.insert(err).second)
+      warn("a candidate failed (" + err + "), schedule " + schedule::to_json(batch[i]).dump() + "; skipped");
+  }
+  return ev;
+}
+
+void Run::search_variant(size_t ci) {
+  Variant& v = vs_[chosen_[ci]];
+  const ir::Graph& vg = v.graph;
+  bool original = chosen_[ci] == 0;
+  size_t left_searches = chosen_.size() - ci;
+  double left_s = opts_.budget_s - (elapsed() - search_t0_);
+  if (!original && (interrupted() || left_s <= 0 || (opts_.trials > 0 && trials_used_ >= opts_.trials))) {
+    v.why_not = interrupted() ? "interrupted" : left_s <= 0 ? "budget spent" : "trials spent";
+    return;
+  }
+  tuning::TuningKey vkey = variant_key(vg, original);
+  std::vector<search::Trial> prior;
+  if (db_ && opts_.resume)
+    for (const auto& c : db_->candidates(vkey))
+      prior.push_back({schedule::schedule_from_json(json::parse(c.schedule_json)), {c.verified, c.ms}});
+
+  search::SearchFunctions fns;
+  fns.why_illegal = [&](const schedule::Schedule& s) { return be_->why_illegal(vg, s); };
+  fns.predicted_seconds = [&](const schedule::Schedule& s) { return be_->predicted_seconds(vg, s); };
+  fns.evaluate = [&](const std::vector<schedule::Schedule>& batch) {
+    return evaluate(vg, vkey, static_cast<int>(chosen_[ci]), batch);
+  };
+  fns.on_trial = [&](const search::Trial& tr, const search::Trial*) {
+    ++progress_.tried;
+    progress_.compiled = compiled_;
+    progress_.verified += tr.eval.ok ? 1 : 0;
+    if (tr.eval.ok && (best_ms_ == 0 || tr.eval.ms < best_ms_)) best_ms_ = tr.eval.ms;
+    if (best_ms_ > 0) progress_.best_ms = best_ms_;
+    report_progress();
+  };
+
+  search::SearchOptions so;
+  // An even share of what is left; time a search leaves unused goes to the next.
+  so.budget_s = std::max(0.0, left_s) / static_cast<double>(left_searches);
+  so.trials = opts_.trials > 0
+                  ? std::max(1, static_cast<int>((opts_.trials - trials_used_ + left_searches - 1) / left_searches))
+                  : 0;
+  so.seed = opts_.seed;
+  so.prior = prior;
+  so.interrupt = opts_.interrupt;
+  v.budget_s = so.budget_s;
+  v.trials = so.trials;
+  v.prior = static_cast<int>(prior.size());
+  try {
+    v.sr = search::autotune(v.space, fns, so);
+    v.searched = true;
+    trials_used_ += static_cast<int>(v.sr.history.size());
+  } catch (const std::exception& e) {
+    v.sr = {};
+    v.why_not = "its search failed: " + first_line(e.what());
+    warn(std::string("the search of ") + (original ? "the original graph" : "a rewritten variant") + " failed (" +
+         first_line(e.what()) + "); skipped");
+  }
+}
+
+OptimizeResult Run::report() {
   // Why the search as a whole stopped: interrupted, else the trials or the
   // budget if any search ran into them, else every space was exhausted.
   std::string stop;
   size_t candidates = 0, prior_total = 0;
   int verified = 0;
-  for (const Variant& v : vs) {
+  for (const Variant& v : vs_) {
     if (!v.searched) continue;
     candidates += v.sr.history.size();
     prior_total += static_cast<size_t>(v.prior);
     for (const auto& h : v.sr.history) verified += h.eval.ok ? 1 : 0;
   }
   auto any_stop = [&](const char* why) {
-    return std::any_of(vs.begin(), vs.end(), [&](const Variant& v) { return v.searched && v.sr.stop_reason == why; });
+    return std::any_of(vs_.begin(), vs_.end(), [&](const Variant& v) { return v.searched && v.sr.stop_reason == why; });
   };
   if (interrupted() || any_stop("interrupted")) stop = "interrupted";
-  else if (opts.trials > 0 && trials_used >= opts.trials) stop = "trials";
+  else if (opts_.trials > 0 && trials_used_ >= opts_.trials) stop = "trials";
   else if (any_stop("budget") || any_stop("trials")) stop = any_stop("budget") ? "budget" : "trials";
-  else stop = vs[0].sr.stop_reason.empty() ? "space exhausted" : vs[0].sr.stop_reason;
-  res.stop_reason = stop;
+  else stop = vs_[0].sr.stop_reason.empty() ? "space exhausted" : vs_[0].sr.stop_reason;
+  res_.stop_reason = stop;
 
-  for (size_t i = 0; i < vs.size(); ++i) {
-    const Variant& v = vs[i];
+  for (size_t i = 0; i < vs_.size(); ++i) {
+    const Variant& v = vs_[i];
     json s = {{"steps", steps_kinds(v)}, {"hash", hex16(v.graph.structural_hash())}, {"cost", cost_json(v.cost)},
               {"space_points", v.space.size()}, {"space_knobs", v.space.knobs.size()},
               {"predicted_ms", v.predicted_s * 1e3}};
     if (v.space.knobs.empty()) s["space_points"] = 0;
     if (!v.searched) {
       s["why_not"] = v.why_not;
-      rw["not_searched"].push_back(s);
+      rw_["not_searched"].push_back(s);
       continue;
     }
     int ok = 0;
@@ -809,62 +880,78 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
     s["budget_s"] = v.budget_s;
     s["trials"] = v.trials;
     s["stop_reason"] = v.sr.stop_reason;
-    s["winner"] = !naive_wins && static_cast<int>(i) == win;
-    rw["searched"].push_back(s);
+    s["winner"] = !naive_wins_ && static_cast<int>(i) == win_;
+    rw_["searched"].push_back(s);
   }
-  rw["applied"] = applied_json(g, *wv);
-  rw["winner_hash"] = hex16(wv->graph.structural_hash());
-  rw["winner_steps"] = json::array();
-  for (const auto& st : wv->steps) rw["winner_steps"].push_back(move_json(st.move));
-  rw["checked_against"] = "the original graph's float64 reference and error budget";
+  rw_["applied"] = applied_json(g_, *wv_);
+  rw_["winner_hash"] = hex16(wv_->graph.structural_hash());
+  rw_["winner_steps"] = json::array();
+  for (const auto& st : wv_->steps) rw_["winner_steps"].push_back(move_json(st.move));
+  rw_["checked_against"] = "the original graph's float64 reference and error budget";
 
   json r;
-  r["entry"] = g.entry;
-  r["target"] = target::to_json(t);
-  r["variant"] = naive_wins ? "naive" : res.found ? "schedule" : "none";
-  r["time_ms"] = {{"axon", res.axon_ms}, {"naive", res.naive_ms}};
-  r["speedup_vs_naive"] = res.axon_ms > 0 ? res.naive_ms / res.axon_ms : 0;
+  r["entry"] = g_.entry;
+  r["target"] = target::to_json(t_);
+  r["variant"] = naive_wins_ ? "naive" : res_.found ? "schedule" : "none";
+  r["time_ms"] = {{"axon", res_.axon_ms}, {"naive", res_.naive_ms}};
+  r["speedup_vs_naive"] = res_.axon_ms > 0 ? res_.naive_ms / res_.axon_ms : 0;
   // The roofline of the work the winner does (its graph, rewritten or not);
   // the spec's own floor beside it when a rewrite changed the work.
-  r["roofline"] = roofline_json(wv->graph, t, res.axon_ms);
-  if (!wv->steps.empty()) r["roofline"]["spec_floor_ms"] = roofline_json(g, t, res.axon_ms)["floor_ms"];
-  r["verification"] = {{"inputs_tried", m.inputs_tried()}, {"max_error_over_budget", max_err},
-                       {"reference", "original graph"}, {"naive_within_budget", naive.verified}};
-  if (!naive_check.is_null()) r["verification"]["naive_check"] = naive_check;
-  r["schedule"] = schedule::to_json(res.schedule);
+  r["roofline"] = roofline_json(wv_->graph, t_, res_.axon_ms);
+  if (!wv_->steps.empty()) r["roofline"]["spec_floor_ms"] = roofline_json(g_, t_, res_.axon_ms)["floor_ms"];
+  r["verification"] = {{"inputs_tried", m_->inputs_tried()}, {"max_error_over_budget", max_err_},
+                       {"reference", "original graph"}, {"naive_within_budget", naive_.verified}};
+  if (!naive_check_.is_null()) r["verification"]["naive_check"] = naive_check_;
+  r["schedule"] = schedule::to_json(res_.schedule);
   {
     // How the kernel was compiled for every timing and check: what a user builds it with.
-    std::string cmd = co.cxx;
-    for (const std::string& f : flags) cmd += " " + f;
-    r["build"] = {{"compiler", co.cxx}, {"compiler_version", runtime::compiler_version(co.cxx)}, {"flags", flags},
+    std::string cmd = co_.cxx;
+    for (const std::string& f : flags_) cmd += " " + f;
+    r["build"] = {{"compiler", co_.cxx}, {"compiler_version", runtime::compiler_version(co_.cxx)}, {"flags", flags_},
                   {"command", cmd + " kernel.cpp -o kernel.so"}};
   }
-  r["space"] = {{"knobs", wv->space.knobs.size()}, {"points", wv->space.size()}};
-  r["rewrites"] = rw;
-  r["search"] = {{"candidates", candidates}, {"compiled", compiled}, {"verified", verified},
-                 {"seconds", elapsed()}, {"stop_reason", stop}, {"seed", opts.seed},
-                 {"resumed_from", prior_total}, {"anchor", anchor.to_json()}, {"final_round", final_round}};
-  if (!res.found) {
+  r["space"] = {{"knobs", wv_->space.knobs.size()}, {"points", wv_->space.size()}};
+  r["rewrites"] = rw_;
+  r["search"] = {{"candidates", candidates}, {"compiled", compiled_}, {"verified", verified},
+                 {"seconds", elapsed()}, {"stop_reason", stop}, {"seed", opts_.seed},
+                 {"resumed_from", prior_total}, {"anchor", anchor_.to_json()}, {"final_round", final_round_}};
+  if (!res_.found) {
     // Nothing passed. When nothing was even built there is nothing to
     // report on the spec: that is axon's own failure.
-    if (!naive.compiled && compiled == 0)
-      throw InternalError("no kernel could be built for this graph: the naive kernel: " + naive.error + "; " +
+    if (!naive_.compiled && compiled_ == 0)
+      throw InternalError("no kernel could be built for this graph: the naive kernel: " + naive_.error + "; " +
                           std::to_string(candidates) + " scheduled candidate(s), none compiled");
-    res.failure = "no kernel passed its error-budget check: ";
-    if (naive_worst)
-      res.failure += "the naive kernel misses it at " + describe(*naive_worst);
+    res_.failure = "no kernel passed its error-budget check: ";
+    if (naive_worst_)
+      res_.failure += "the naive kernel misses it at " + describe(*naive_worst_);
     else
-      res.failure += "the naive kernel: " + (naive.error.empty() ? std::string("not built") : naive.error);
-    res.failure += "; and none of the " + std::to_string(candidates) + " scheduled candidate(s) passed";
-    r["failure"] = res.failure;
+      res_.failure += "the naive kernel: " + (naive_.error.empty() ? std::string("not built") : naive_.error);
+    res_.failure += "; and none of the " + std::to_string(candidates) + " scheduled candidate(s) passed";
+    r["failure"] = res_.failure;
   }
-  r["warnings"] = res.warnings;
-  if (db) {
-    r["search"]["database"] = db->path();
-    if (stop != "interrupted" && res.found) db->store_report(report_key, r.dump());
+  r["warnings"] = res_.warnings;
+  if (db_) {
+    r["search"]["database"] = db_->path();
+    if (stop != "interrupted" && res_.found) db_->store_report(report_key_, r.dump());
   }
-  res.report = r;
-  return res;
+  res_.report = r;
+  return res_;
+}
+
+
+}  // namespace
+
+OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
+  Run run(g, opts);
+  run.prepare();
+  if (std::optional<OptimizeResult> stored = run.answer_from_database()) return *stored;
+  run.measure_peaks();
+  run.measure_baseline();
+  run.explore_rewrites();
+  run.search_variants();
+  run.final_round();
+  run.choose_result();
+  return run.report();
 }
 
 std::string report_markdown(const json& r) {

@@ -10,8 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "codegen/c_like/naive_cpp.h"
-#include "codegen/cpu/emit_cpu.h"
+#include "backend/backend.h"
 #include "gate/report.h"
 #include "ir/printer.h"
 #include "propose/child_process.h"
@@ -98,7 +97,7 @@ class Loop {
  public:
   Loop(const ir::Graph& g, const std::string& spec_text, const optimize::OptimizeResult& cur, const target::Target& t,
        const ProposerOptions& o)
-      : g_(g), spec_text_(spec_text), t_(t), o_(o), space_(schedule::schedule_space(g, t)) {
+      : g_(g), spec_text_(spec_text), t_(t), o_(o), be_(backend::cpu_backend(t)), space_(be_->space(g)) {
     best_.kernel = cur.kernel;
     best_.time_ms = cur.axon_ms;
     best_.report = redact_report(cur.report);
@@ -256,7 +255,7 @@ class Loop {
   void time_naive_by_gate() {
     say("proposer: timing the naive kernel through the gate");
     try {
-      gate::GateReport r = gate_run(codegen::emit_naive_cpp(g_).source);
+      gate::GateReport r = gate_run(be_->emit_naive(g_).source);
       if (r.accepted && r.time_ms) res_.naive_gate_ms = *r.time_ms;
       else note("the gate did not time the naive kernel; the speedup keeps the search's naive time");
     } catch (const std::exception& e) {
@@ -331,12 +330,12 @@ class Loop {
     schedule::Schedule full = best_.schedule ? *best_.schedule : schedule::default_schedule(space_);
     for (const auto& [k, v] : s) full[k] = v;
     rec.schedule = full;
-    if (std::string why = schedule::why_illegal(g_, full, t_); !why.empty()) {
+    if (std::string why = be_->why_illegal(g_, full); !why.empty()) {
       rec.reasons.push_back(loop_reason(reason::kIllegalSchedule, why));
       return "";
     }
     try {
-      return codegen::emit_cpu(g_, full, t_).source;
+      return be_->emit(g_, full).source;
     } catch (const std::exception& e) {
       rec.reasons.push_back(loop_reason(reason::kEmitFailed, e.what()));
       return "";
@@ -379,6 +378,7 @@ class Loop {
   const std::string& spec_text_;
   const target::Target& t_;
   const ProposerOptions& o_;
+  std::unique_ptr<backend::Backend> be_;  // before space_, which it builds
   schedule::Space space_;
   Best best_;
   ProposerResult res_;
