@@ -9,6 +9,7 @@
 #include "codegen/c_like/c_scalar.h"
 #include "codegen/c_like/float16_helpers.h"
 #include "codegen/c_like/kernel_abi.h"
+#include "codegen/cpu/vector_math.h"
 #include "support/diagnostic.h"
 #include "tile/value_eval.h"
 
@@ -22,9 +23,115 @@ namespace {
 // Scratch arrays up to this size live on the stack; larger ones on the heap.
 constexpr int64_t kStackScratchBytes = 64 * 1024;
 
+// A Vectorized loop that cannot be printed with explicit vectors (a dtype,
+// an op or an access pattern the vector form does not take).
+struct NotVectorizable {
+  std::string why;
+};
+
+// The scalar type S of element_def.h for the explicit vector form: the text
+// of a value of type V (__m256 or __m512), truth as 1.0f / 0.0f per lane.
+struct VScalar {
+  std::string s;
+  bool lit = false;
+  double v = 0;
+};
+VScalar vcall(const std::string& fn, const VScalar& a) { return {fn + "(" + a.s + ")"}; }
+VScalar vcall(const std::string& fn, const VScalar& a, const VScalar& b) { return {fn + "(" + a.s + ", " + b.s + ")"}; }
+VScalar operator+(const VScalar& a, const VScalar& b) { return {"(" + a.s + " + " + b.s + ")"}; }
+VScalar operator-(const VScalar& a, const VScalar& b) { return {"(" + a.s + " - " + b.s + ")"}; }
+VScalar operator*(const VScalar& a, const VScalar& b) { return {"(" + a.s + " * " + b.s + ")"}; }
+VScalar operator/(const VScalar& a, const VScalar& b) { return {"(" + a.s + " / " + b.s + ")"}; }
+VScalar operator-(const VScalar& a) { return {"(-" + a.s + ")"}; }
+VScalar exp(const VScalar& a) { return vcall("axon_vexp", a); }
+VScalar log(const VScalar& a) { return vcall("axon_vlog", a); }
+VScalar sqrt(const VScalar& a) { return vcall("axon_vsqrt", a); }
+VScalar tanh(const VScalar& a) { return vcall("axon_vtanh", a); }
+VScalar sin(const VScalar& a) { return vcall("axon_tv_sin", a); }
+VScalar cos(const VScalar& a) { return vcall("axon_tv_cos", a); }
+VScalar floor(const VScalar& a) { return vcall("axon_tv_floor", a); }
+VScalar abs_of(const VScalar& a) { return vcall("axon_tv_abs", a); }
+VScalar make_scalar(double v, const VScalar&) {
+  VScalar r{"axon_tv_splat(" + CScalar::literal(v, DType::F32).expr() + ")"};
+  r.lit = true;
+  r.v = static_cast<float>(v);
+  return r;
+}
+VScalar pow_of(const VScalar& a, const VScalar& b) {
+  // Small literal exponents as products, as the scalar printer writes them.
+  if (b.lit && b.v == 1) return a;
+  if (b.lit && b.v == 2) return a * a;
+  if (b.lit && b.v == 3) return a * a * a;
+  if (b.lit && b.v == 0.5) return sqrt(a);
+  return vcall("axon_tv_pow", a, b);
+}
+VScalar lt(const VScalar& a, const VScalar& b) { return vcall("axon_tv_lt", a, b); }
+VScalar le(const VScalar& a, const VScalar& b) { return vcall("axon_tv_le", a, b); }
+VScalar gt(const VScalar& a, const VScalar& b) { return vcall("axon_tv_lt", b, a); }
+VScalar ge(const VScalar& a, const VScalar& b) { return vcall("axon_tv_le", b, a); }
+VScalar eq(const VScalar& a, const VScalar& b) { return vcall("axon_tv_eq", a, b); }
+VScalar ne(const VScalar& a, const VScalar& b) { return vcall("axon_tv_ne", a, b); }
+VScalar logical_and(const VScalar& a, const VScalar& b) { return vcall("axon_tv_and", a, b); }
+VScalar logical_or(const VScalar& a, const VScalar& b) { return vcall("axon_tv_or", a, b); }
+VScalar logical_not(const VScalar& a) { return vcall("axon_tv_not", a); }
+VScalar is_nan(const VScalar& a) { return vcall("axon_tv_isnan", a); }
+VScalar where(const VScalar& c, const VScalar& a, const VScalar& b) {
+  return {"axon_tv_where(" + c.s + ", " + a.s + ", " + b.s + ")"};
+}
+VScalar cast_to(DType to, const VScalar& a) {
+  if (to == DType::F32) return a;
+  if (to == DType::Bool) return ne(a, make_scalar(0, a));
+  throw NotVectorizable{std::string("a cast to ") + ir::dtype_name(to)};
+}
+
+// Helpers the vector form calls, generic over the vector type V (GCC vector
+// operators; a comparison gives lanes of -1 / 0, made into 1.0f / 0.0f).
+const char* kVectorHelpers = R"(
+#ifndef AXON_TILE_VECTOR_HELPERS
+#define AXON_TILE_VECTOR_HELPERS
+typedef AXON_TV_NATIVE axon_tv;  // __m256 or __m512: the vector math takes it as it is
+static inline axon_tv axon_tv_splat(float c) { axon_tv r = {}; return r + c; }
+static inline axon_tv axon_tv_load(const float* p) { axon_tv r; __builtin_memcpy(&r, p, sizeof r); return r; }
+static inline void axon_tv_store(float* p, axon_tv x) { __builtin_memcpy(p, &x, sizeof x); }
+static inline axon_tv axon_tv_load_bool(const bool* p) {
+  axon_tv r;
+  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) r[i] = p[i] ? 1.f : 0.f;
+  return r;
+}
+static inline void axon_tv_store_bool(bool* p, axon_tv x) {
+  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) p[i] = x[i] != 0.f;
+}
+static inline float axon_tv_sum(axon_tv x) {
+  float s = 0.f;
+  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) s += x[i];
+  return s;
+}
+static inline axon_tv axon_tv_truth(decltype(axon_tv{} < axon_tv{}) m) { return __builtin_convertvector(-m, axon_tv); }
+static inline axon_tv axon_tv_lt(axon_tv a, axon_tv b) { return axon_tv_truth(a < b); }
+static inline axon_tv axon_tv_le(axon_tv a, axon_tv b) { return axon_tv_truth(a <= b); }
+static inline axon_tv axon_tv_eq(axon_tv a, axon_tv b) { return axon_tv_truth(a == b); }
+static inline axon_tv axon_tv_ne(axon_tv a, axon_tv b) { return axon_tv_truth(a != b); }
+static inline axon_tv axon_tv_isnan(axon_tv a) { return axon_tv_truth(a != a); }
+static inline axon_tv axon_tv_and(axon_tv a, axon_tv b) { return axon_tv_truth((a != axon_tv{}) & (b != axon_tv{})); }
+static inline axon_tv axon_tv_or(axon_tv a, axon_tv b) { return axon_tv_truth((a != axon_tv{}) | (b != axon_tv{})); }
+static inline axon_tv axon_tv_not(axon_tv a) { return axon_tv_truth(a == axon_tv{}); }
+static inline axon_tv axon_tv_where(axon_tv c, axon_tv a, axon_tv b) { return c != axon_tv{} ? a : b; }
+#define AXON_TV_LANES(name, f) \
+  static inline axon_tv name(axon_tv x) { for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) x[i] = f(x[i]); return x; }
+AXON_TV_LANES(axon_tv_sin, sinf)
+AXON_TV_LANES(axon_tv_cos, cosf)
+AXON_TV_LANES(axon_tv_floor, floorf)
+AXON_TV_LANES(axon_tv_abs, fabsf)
+static inline axon_tv axon_tv_pow(axon_tv x, axon_tv y) {
+  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) x[i] = powf(x[i], y[i]);
+  return x;
+}
+#endif
+)";
+
 class CppPrinter {
  public:
-  CppPrinter(const Kernel& k, const ir::Graph& g) : k_(k), abi_(make_kernel_abi(g)) {
+  CppPrinter(const Kernel& k, const ir::Graph& g, const TileCppOptions& o) : k_(k), abi_(make_kernel_abi(g)), o_(o) {
     for (const Buffer& b : k.buffers) {
       if (b.scope == Scope::Input) names_.push_back(abi_.param_names.at(b.param));
       else if (b.scope == Scope::Output) names_.push_back(abi_.output_names.at(b.output));
@@ -59,6 +166,12 @@ class CppPrinter {
     bool half = std::any_of(k_.buffers.begin(), k_.buffers.end(),
                             [](const Buffer& b) { return b.dtype == DType::F16 || b.dtype == DType::BF16; });
     if (half) s += std::string(float16_helpers_source()) + "\n";
+    if (vector_loops_ > 0) {
+      s += "#include <immintrin.h>\n\n" + vector_math_source(o_.vector_bits);
+      s += std::string("#define AXON_TV_NATIVE ") + (o_.vector_bits == 512 ? "__m512" : "__m256") + "\n";
+      s += kVectorHelpers;
+      s += "\n";
+    }
     s += abi_.definition + " {\n" + out_.str() + "}\n";
     ks.source = std::move(s);
     return ks;
@@ -198,6 +311,101 @@ class CppPrinter {
     }
   }
 
+
+  // ---- the explicit vector form of a Vectorized loop ----
+  // The coefficient of `var` in the flat offset of buffer b at idx: 0 or 1
+  // are the forms the vector body takes (a broadcast, a unit-stride access).
+  int64_t lane_stride(int b, const std::vector<Index>& idx, const std::string& var) const {
+    std::vector<int64_t> st = ir::row_major_strides(k_.buffers[b].shape);
+    Index off;
+    for (size_t d = 0; d < idx.size(); ++d) off = off + idx[d] * Index(st[d]);
+    if (!off.uses(var)) return 0;
+    std::optional<Affine> a = as_affine(off);
+    if (!a) throw NotVectorizable{"a non-affine index of " + k_.buffers[b].name};
+    auto it = a->coef.find(var);
+    return it == a->coef.end() ? 0 : it->second;
+  }
+  VScalar vvalue(const Value& v, const std::string& var) const {
+    return evaluate<VScalar>(
+        v,
+        [](DType d) {
+          if (d != DType::F32 && d != DType::Bool) throw NotVectorizable{std::string("a value of ") + ir::dtype_name(d)};
+          return VScalar{};
+        },
+        [&](const Value& l) -> VScalar {
+          const Buffer& b = k_.buffers[l.buffer()];
+          if (b.dtype != DType::F32 && b.dtype != DType::Bool)
+            throw NotVectorizable{std::string("a load of ") + ir::dtype_name(b.dtype)};
+          const std::string e = element(l.buffer(), l.idx());
+          const int64_t stride = in_register(l.buffer()) ? 0 : lane_stride(l.buffer(), l.idx(), var);
+          const bool truth = b.dtype == DType::Bool;
+          if (stride == 0) return {"axon_tv_splat(" + (truth ? "(" + e + " ? 1.f : 0.f)" : e) + ")"};
+          if (stride != 1) throw NotVectorizable{"a strided load of " + b.name};
+          return {std::string(truth ? "axon_tv_load_bool(&" : "axon_tv_load(&") + e + ")"};
+        },
+        [](const Index&) -> VScalar { throw NotVectorizable{"an index used as a value"}; });
+  }
+  std::string vstore(int b, const std::vector<Index>& idx, const VScalar& v, const std::string& var) const {
+    const Buffer& buf = k_.buffers[b];
+    if (in_register(b) || (buf.dtype != DType::F32 && buf.dtype != DType::Bool))
+      throw NotVectorizable{"a store to " + buf.name};
+    if (lane_stride(b, idx, var) != 1) throw NotVectorizable{"a store to " + buf.name + " that is not unit-stride"};
+    return std::string(buf.dtype == DType::Bool ? "axon_tv_store_bool(&" : "axon_tv_store(&") + element(b, idx) + ", " +
+           v.s + ");";
+  }
+  // Prints the loop `s` in the vector form, with a scalar tail; false (and
+  // nothing printed) when its body is outside that form.
+  bool vector_loop(const Stmt& s, int depth) {
+    const StmtNode& n = s.node();
+    const std::string& var = n.var;
+    const int lanes = o_.vector_bits / 32;
+    std::vector<Stmt> body;
+    Stmt b0 = n.body.at(0);
+    if (b0.kind() == StmtKind::Seq) body = b0->body;
+    else body = {b0};
+    std::vector<std::string> lines;  // the vector body
+    std::vector<int> sums;           // scalar Register Sum targets: vector partials
+    try {
+      for (const Stmt& x : body) {
+        switch (x.kind()) {
+          case StmtKind::Comment: break;
+          case StmtKind::Store: lines.push_back(vstore(x->buffer, x->idx, vvalue(x->value, var), var)); break;
+          case StmtKind::Accumulate: {
+            const Buffer& buf = k_.buffers[x->buffer];
+            if (in_register(x->buffer) && buf.shape.empty() && x->combine == ir::Combine::Sum && buf.dtype == DType::F32) {
+              if (std::find(sums.begin(), sums.end(), x->buffer) == sums.end()) sums.push_back(x->buffer);
+              lines.push_back("axon_vacc_" + names_[x->buffer] + " = axon_vacc_" + names_[x->buffer] + " + " +
+                              vvalue(x->value, var).s + ";");
+              break;
+            }
+            VScalar cur = vvalue(Value::load(x->buffer, x->idx, buf.dtype), var);
+            VScalar next = ir::combine_step<VScalar>(x->combine, cur, vvalue(x->value, var));
+            lines.push_back(vstore(x->buffer, x->idx, next, var));
+            break;
+          }
+          default: throw NotVectorizable{"a statement the vector form does not take"};
+        }
+      }
+    } catch (const NotVectorizable&) {
+      return false;
+    }
+    const std::string ext = n.extent.is_const() ? std::to_string(n.extent.value()) : c_text(n.extent);
+    const std::string w = std::to_string(lanes);
+    line(depth, "{  // " + var + ": vectors of " + w + " lanes, then a scalar tail");
+    for (int b : sums) line(depth + 1, "axon_tv axon_vacc_" + names_[b] + " = axon_tv_splat(0.0f);");
+    line(depth + 1, "int64_t " + var + " = 0;");
+    line(depth + 1, "for (; " + var + " + " + w + " <= " + ext + "; " + var + " += " + w + ") {");
+    for (const std::string& l : lines) line(depth + 2, l);
+    line(depth + 1, "}");
+    for (int b : sums) line(depth + 1, names_[b] + " = " + names_[b] + " + axon_tv_sum(axon_vacc_" + names_[b] + ");");
+    line(depth + 1, "for (; " + var + " < " + ext + "; ++" + var + ") {");
+    stmt(b0, depth + 2);
+    line(depth + 1, "}");
+    line(depth, "}");
+    ++vector_loops_;
+    return true;
+  }
+
   // Scalar Sum accumulators a vectorised loop folds into (declared outside it).
   std::vector<int> simd_reductions(const Stmt& loop) const {
     std::set<int> inside, sums;
@@ -248,6 +456,10 @@ class CppPrinter {
         if (n.loop == LoopKind::Parallel)
           line(depth, "#pragma omp parallel for schedule(static)" +
                           (n.threads > 0 ? " num_threads(" + std::to_string(n.threads) + ")" : std::string()));
+        if (n.loop == LoopKind::Vectorized && o_.vector_bits > 0 && vector_loop(s, depth)) {
+          ranges_.erase(n.var);
+          return;
+        }
         if (n.loop == LoopKind::Vectorized) {
           std::string clause;
           for (int b : simd_reductions(s)) clause += (clause.empty() ? " reduction(+:" : ", ") + names_[b];
@@ -323,6 +535,8 @@ class CppPrinter {
 
   const Kernel& k_;
   KernelAbi abi_;
+  TileCppOptions o_;
+  int vector_loops_ = 0;  // loops printed in the vector form (they need the vector helpers)
   std::vector<std::string> names_;
   std::map<std::string, Interval> ranges_;
   std::ostringstream out_;
@@ -330,8 +544,8 @@ class CppPrinter {
 
 }  // namespace
 
-KernelSource print_tile_cpp(const Kernel& k, const ir::Graph& g, const std::string& what) {
-  return CppPrinter(k, g).print(what);
+KernelSource print_tile_cpp(const Kernel& k, const ir::Graph& g, const std::string& what, const TileCppOptions& o) {
+  return CppPrinter(k, g, o).print(what);
 }
 
 }  // namespace axon::codegen

@@ -23,7 +23,19 @@
 
 namespace axon::codegen {
 
+struct TileCppOptions {
+  /// 256 or 512: a Vectorized loop whose body is float32 arithmetic over
+  /// unit-stride or loop-invariant elements is printed with explicit vectors
+  /// of that width (GCC vector operators on __m256 / __m512, exp, log, tanh
+  /// and sqrt from the vector math of codegen/cpu/vector_math.h) and a
+  /// scalar tail; a Sum into a scalar Register becomes a vector of partial
+  /// sums added after the loop. Other Vectorized loops, and every one at 0,
+  /// are printed as `omp simd` loops. The kernel then needs the ISA's flags.
+  int vector_bits = 0;
+};
+
 /// `what`: the kernel.cpp description line, e.g. "the naive kernel".
-KernelSource print_tile_cpp(const tile::Kernel& k, const ir::Graph& g, const std::string& what);
+KernelSource print_tile_cpp(const tile::Kernel& k, const ir::Graph& g, const std::string& what,
+                            const TileCppOptions& o = {});
 
 }  // namespace axon::codegen

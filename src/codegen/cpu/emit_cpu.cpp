@@ -116,7 +116,7 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
   loop::Partition p = loop::partition_graph(g);
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
-    if (!k.ok) return emit_loops_cpp(g, loops_options(s, t, stage_prefix(0)));
+    if (!k.ok) return emit_loops_cpp(g, loops_options(s, t, stage_prefix(0)), t);
     return emit_row_kernel_cpp(g, k, row_stage_options(s, t, stage_prefix(0)));
   }
   return emit_staged_cpp(g, p, s, t);

@@ -219,8 +219,10 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
   return bytes / bandwidth(t, o.threads) + c.flops / (2e9 * lanes * std::max(1, o.threads));
 }
 
-KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o) {
-  return print_tile_cpp(tile::lower_with(g, tile::loops_pipeline(o), g.entry), g, "a fused loop kernel");
+KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t) {
+  TileCppOptions p;
+  p.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
+  return print_tile_cpp(tile::lower_with(g, tile::loops_pipeline(o), g.entry), g, "a fused loop kernel", p);
 }
 
 }  // namespace axon::codegen

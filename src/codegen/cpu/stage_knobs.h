@@ -48,8 +48,8 @@ double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Tar
 std::vector<schedule::Knob> loops_knobs(const target::Target& t, const std::string& prefix);
 tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix);
 double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const target::Target& t);
-/// The kernel of the loops pipeline for `g`.
-KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o);
+/// The kernel of the loops pipeline for `g`, its vector loops in the ISA of `t`.
+KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t);
 
 
 }  // namespace axon::codegen

@@ -137,7 +137,7 @@ class StagedEmitter {
         return as_stage_namespace(ks.source, ks.entry, ns, &includes_);
       }
       default: {
-        KernelSource ks = emit_loops_cpp(st.sub, loops_options(s_, t_, prefix));
+        KernelSource ks = emit_loops_cpp(st.sub, loops_options(s_, t_, prefix), t_);
         return as_stage_namespace(ks.source, ks.entry, ns, &includes_);
       }
     }
