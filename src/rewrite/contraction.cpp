@@ -98,6 +98,35 @@ std::optional<SumPlan> plan_sum(const Graph& g, NodeId r) {
   return p;
 }
 
+
+// ---- expand-square-of-difference
+
+struct SquarePlan {
+  NodeId p, q;              // the sources of the two broadcast sides of the difference
+  std::vector<int64_t> k;   // the summed axes
+};
+
+std::optional<SquarePlan> plan_square(const Graph& g, NodeId r) {
+  if (g[r].op != Op::ReduceSum || !ir::is_float(g[r].type.dtype)) return std::nullopt;
+  NodeId sq = g[r].args[0];
+  if (g[sq].op != Op::Mul || g[sq].args[0] != g[sq].args[1]) return std::nullopt;
+  NodeId d = g[sq].args[0];
+  if (g[d].op != Op::Sub) return std::nullopt;
+  auto source = [&](NodeId x) { return g[x].op == Op::Broadcast ? g[x].args[0] : x; };
+  SquarePlan plan{source(g[d].args[0]), source(g[d].args[1]), g[r].attrs.ints};
+  const ir::Shape &full = g[d].type.shape, &ps = g[plan.p].type.shape, &qs = g[plan.q].type.shape;
+  if (ps.size() != full.size() || qs.size() != full.size()) return std::nullopt;
+  bool pairwise = false;
+  for (size_t a = 0; a < full.size(); ++a) {
+    bool summed = std::find(plan.k.begin(), plan.k.end(), static_cast<int64_t>(a)) != plan.k.end();
+    // A summed axis must be the operands' own (not broadcast along it).
+    if (summed && (ps[a] != full[a] || qs[a] != full[a])) return std::nullopt;
+    if (!summed && full[a] > 1 && (ps[a] == 1 || qs[a] == 1)) pairwise = true;
+  }
+  if (!pairwise) return std::nullopt;
+  return plan;
+}
+
 // ---- reassociate-chain
 
 // A tree of einsums read as one contraction: its leaves with their labels
@@ -287,6 +316,43 @@ std::optional<Graph> sum_into_contraction(const Graph& g, const Move& m) {
   return rebuild(g, rep);
 }
 
+
+std::optional<Graph> expand_square(const Graph& g, const Move& m) {
+  NodeId r = m.site.at(0);
+  std::optional<SquarePlan> plan = plan_square(g, r);
+  if (!plan) return std::nullopt;
+  std::map<NodeId, Builder> rep;
+  rep[r] = [&](Graph& ng, const std::vector<NodeId>& map) {
+    const ir::Shape& full = g[g[g[r].args[0]].args[0]].type.shape;
+    const ir::Shape& os = g[r].type.shape;
+    const ir::DType dt = g[r].type.dtype;
+    // sum_k x^2 of one side, broadcast to the output.
+    auto norm = [&](NodeId x) {
+      NodeId s = ir::reduce(ng, Op::ReduceSum, ir::binary(ng, Op::Mul, x, x), plan->k);
+      return ir::broadcast(ng, s, os);
+    };
+    NodeId np = map[plan->p], nq = map[plan->q];
+    // The cross term as one einsum with one label per axis; an axis a side
+    // broadcasts (a unit axis) gets a label of its own, of extent 1, which is
+    // summed over.
+    static const std::string shared = "abcdefghijklmnopqrstuvwxyz", own_p = "ABCDEFGHIJKLM", own_q = "NOPQRSTUVWXYZ";
+    if (full.size() > own_p.size()) throw InternalError("expand-square-of-difference: rank above 13");
+    std::string la, lb, lo;
+    for (size_t a = 0; a < full.size(); ++a) {
+      bool summed = std::find(plan->k.begin(), plan->k.end(), static_cast<int64_t>(a)) != plan->k.end();
+      int64_t pa = ng[np].type.shape[a], qa = ng[nq].type.shape[a];
+      bool both = summed || pa == qa;  // the same extent on both sides: one label
+      la += both || pa != 1 ? shared[a] : own_p[a];
+      lb += both || qa != 1 ? shared[a] : own_q[a];
+      if (!summed) lo += shared[a];
+    }
+    NodeId cross = ir::einsum(ng, la + "," + lb + "->" + lo, np, nq);
+    NodeId two = ir::broadcast(ng, ir::reshape(ng, ir::constant(ng, 2.0, dt), ir::Shape(os.size(), 1)), os);
+    return ir::binary(ng, Op::Sub, ir::binary(ng, Op::Add, norm(np), norm(nq)), ir::binary(ng, Op::Mul, two, cross));
+  };
+  return rebuild(g, rep);
+}
+
 std::optional<Graph> reassociate_chain(const Graph& g, const Move& m) {
   NodeId root = m.site.at(0);
   if (!plain_spec(g, root) || m.order.empty()) return std::nullopt;
@@ -334,6 +400,11 @@ std::vector<Move> contraction_moves(const Graph& g, const std::vector<bool>& liv
       d += p->kept.empty() ? "nothing left outside)" : p->kept + " carried by both operands stays outside)";
       out.push_back({"sum-into-contraction", d, {i}, 0});
     }
+    if (std::optional<SquarePlan> p = plan_square(g, i))
+      out.push_back({"expand-square-of-difference",
+                     "sum of (" + name(g, p->p) + " - " + name(g, p->q) + ")^2 at " + name(g, i) +
+                         " as |p|^2 + |q|^2 - 2 p.q, the cross term one contraction",
+                     {i}, 0});
     if (g[i].op == Op::Einsum && is_chain_root(g, i, uses, live)) {
       Chain c = collect(g, i, uses);
       if (c.leaves.size() < 3) continue;

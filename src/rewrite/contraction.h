@@ -9,6 +9,10 @@
 //                         order of fewest FLOPs (matrix-chain dynamic
 //                         programming over contiguous runs of leaves), at any
 //                         rank: (A@B)@v -> A@(B@v).
+//   expand-square-of-difference
+//                         sum_k (p - q)^2 over broadcast sides as
+//                         sum_k p^2 + sum_k q^2 - 2 sum_k p q: pairwise
+//                         squared distances through one contraction.
 // Internal to src/rewrite/.
 #pragma once
 
@@ -32,8 +36,9 @@ ir::Graph rebuild(const ir::Graph& g, const std::map<ir::NodeId, Builder>& repla
 
 std::optional<ir::Graph> sum_into_contraction(const ir::Graph& g, const Move& m);
 std::optional<ir::Graph> reassociate_chain(const ir::Graph& g, const Move& m);
+std::optional<ir::Graph> expand_square(const ir::Graph& g, const Move& m);
 
-/// The candidates of both kinds on the live nodes of `g` (`live[i]`: node i
+/// The candidates of these kinds on the live nodes of `g` (`live[i]`: node i
 /// reaches an output); the caller keeps those that apply.
 std::vector<Move> contraction_moves(const ir::Graph& g, const std::vector<bool>& live);
 

@@ -435,6 +435,7 @@ std::optional<Graph> apply_move(const Graph& g, const Move& m) {
     if (m.kind == "fold-constants") return fold_constants(g, m);
     if (m.kind == "sum-into-contraction") return detail::sum_into_contraction(g, m);
     if (m.kind == "reassociate-chain") return detail::reassociate_chain(g, m);
+    if (m.kind == "expand-square-of-difference") return detail::expand_square(g, m);
     if (m.kind == "library-rule") return apply_library_rule(g, m);
   } catch (const std::exception&) {
     return std::nullopt;  // the builders refused the shapes: the move does not apply here

@@ -228,3 +228,21 @@ TEST(rewrite_complexity, ChainOrderIsTheOneOfFewestFlops) {
   // Already in its best order: nothing to offer.
   EXPECT_FALSE(has_kind(rewrite::discover(c.after), "reassociate-chain"));
 }
+
+// Pairwise squared distances: sum_k (a - b)^2 over broadcast sides as
+// |a|^2 + |b|^2 - 2 a.b, the cross term one einsum (fewer FLOPs, and no
+// [M, N, K] intermediate). A sum along an axis one side broadcasts is not
+// expanded.
+TEST(rewrite_complexity, SquaredDistancesExpandIntoOneContraction) {
+  ir::Graph g = from_source(
+      "def f(a: \"f32[12, 1, 8]\", b: \"f32[1, 10, 8]\"):\n    return np.sum((a - b) ** 2, axis=-1)\n");
+  Candidate c = proved(g, "expand-square-of-difference");
+  EXPECT_NE(ir::print(c.after).find("einsum"), std::string::npos) << ir::print(c.after);
+  EXPECT_LT(rewrite::cost(c.after).flops, rewrite::cost(g).flops);
+  EXPECT_LT(rewrite::cost(c.after).bytes, rewrite::cost(g).bytes);
+  expect_same_values(g, c.move, {{12, 5}, {10, 3}, {8, 4}});
+  EXPECT_FALSE(has_kind(
+      rewrite::discover(from_source(
+          "def f(a: \"f32[12, 1, 8]\", b: \"f32[1, 10, 8]\"):\n    return np.sum((a - b) ** 2, axis=1)\n")),
+      "expand-square-of-difference"));
+}
