@@ -127,7 +127,7 @@ json cost_json(const rewrite::Cost& c) { return {{"flops", c.flops}, {"bytes", c
 json move_json(const rewrite::Move& m) {
   return {{"kind", m.kind},       {"detail", m.detail},         {"site", m.site},
           {"variant", m.variant}, {"split_size", m.split_size}, {"tile", m.tile},
-          {"rule_lhs", m.rule_lhs}, {"rule_rhs", m.rule_rhs}};
+          {"rule_lhs", m.rule_lhs}, {"rule_rhs", m.rule_rhs}, {"order", m.order}};
 }
 
 rewrite::Move move_from_json(const json& j) {
@@ -140,6 +140,7 @@ rewrite::Move move_from_json(const json& j) {
   m.tile = j.value("tile", int64_t{0});
   m.rule_lhs = j.value("rule_lhs", std::string());
   m.rule_rhs = j.value("rule_rhs", std::string());
+  m.order = j.value("order", std::vector<int>());
   return m;
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "rewrite/contraction.h"
 #include "rewrite/rewrite.h"
 #include "support/diagnostic.h"
 
@@ -19,30 +20,8 @@ using ir::NodeId;
 using ir::Op;
 using ir::Shape;
 
-// Builds the replacement of one node in the new graph, given the map from
-// old ids to new ones (filled for every earlier node).
-using Builder = std::function<NodeId(Graph&, const std::vector<NodeId>&)>;
-
-// Copies `g` node by node into a fresh graph, building the nodes in
-// `replace` with their functions instead; compacted.
-Graph rebuild(const Graph& g, const std::map<NodeId, Builder>& replace) {
-  Graph ng;
-  ng.entry = g.entry;
-  ng.params = g.params;
-  std::vector<NodeId> map(g.size(), -1);
-  for (NodeId i = 0; i < g.size(); ++i) {
-    auto r = replace.find(i);
-    if (r != replace.end()) {
-      map[i] = r->second(ng, map);
-      continue;
-    }
-    Node n = g[i];
-    for (NodeId& a : n.args) a = map[a];
-    map[i] = ng.make(std::move(n));
-  }
-  for (NodeId o : g.outputs) ng.outputs.push_back(map[o]);
-  return ir::compact(ng);
-}
+using detail::Builder;
+using detail::rebuild;
 
 bool is_matmul(const Graph& g, NodeId id) {
   const Node& n = g[id];
@@ -454,6 +433,9 @@ std::optional<Graph> apply_move(const Graph& g, const Move& m) {
     if (m.kind == "online-softmax") return online_softmax(g, m);
     if (m.kind == "tanh-via-exp") return tanh_via_exp(g, m);
     if (m.kind == "fold-constants") return fold_constants(g, m);
+    if (m.kind == "sum-into-contraction") return detail::sum_into_contraction(g, m);
+    if (m.kind == "reassociate-chain") return detail::reassociate_chain(g, m);
+    if (m.kind == "expand-square-of-difference") return detail::expand_square(g, m);
     if (m.kind == "library-rule") return apply_library_rule(g, m);
   } catch (const std::exception&) {
     return std::nullopt;  // the builders refused the shapes: the move does not apply here
@@ -524,6 +506,7 @@ std::vector<Move> candidate_moves(const Graph& g) {
       add({"sum-of-contractions",
            "P@Q + R@S as one contraction [P R]@[Q; S] at " + node_name(g, i), {i}, 0});
   }
+  for (Move& m : detail::contraction_moves(g, live)) add(std::move(m));
   for (size_t a = 0; a < matmuls.size(); ++a)
     for (size_t b = a + 1; b < matmuls.size(); ++b)
       add({"shared-operand-merge",

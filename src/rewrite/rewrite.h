@@ -18,6 +18,12 @@
 //                              (0.5 x)(2 / t) = x / t
 //   unary-past-contraction     u(x)@W -> u(x@W): right for neg, wrong for
 //                              exp; the prover refuses the wrong ones
+//   sum-into-contraction       a sum over an output label of an einsum that
+//                              one operand alone carries is taken in that
+//                              operand first: sum_n (A@B) = A @ sum_n B
+//   reassociate-chain          a tree of einsums re-bracketed in the order
+//                              of fewest FLOPs, at any rank: (A@B)@v ->
+//                              A@(B@v) (contraction.h)
 // Each candidate is built as a whole graph and handed to the prover
 // (verify/smt/prove.h) as a rewrite over symbolic sizes: every distinct size
 // of the parameters becomes a symbol, the graph is rebuilt at any assignment
@@ -75,6 +81,9 @@ struct Move {
   int64_t split_size = 0, tile = 0;
   /// library-rule: the rule's two sides (rules/library.json's notation).
   std::string rule_lhs, rule_rhs;
+  /// reassociate-chain: the bracketing of the chain's leaves, as the split
+  /// point of each run in pre-order (run [i, j] is split after leaf k).
+  std::vector<int> order;
 };
 
 /// Applies `m` to `g`; nullopt when it does not apply there.
