@@ -217,6 +217,7 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
       log.soak_planned = int_field(line, "planned", -1);
     } else if (kind == "rounds") {
       log.rounds = static_cast<int>(int_field(line, "n", -1));
+      log.overlaps = int_field(line, "overlaps", -1);
     } else if (kind == "error") {
       log.error = line.substr(6);
     } else if (kind == "done") {

@@ -32,7 +32,7 @@
 //                 oom call=<c>
 //                 progress reps=<n>
 //                 soaked calls=<n> planned=<n>
-//                 rounds n=<n> burst=<calls per thread and round>
+//                 rounds n=<n> burst=<calls per thread and round> overlaps=<n>
 //                 time median_ms=<x> min_ms=<x> max_ms=<x> reps=<n>
 //                 error <text>
 //                 done
@@ -105,7 +105,7 @@ struct DriverPlan {
   // Concurrent rounds on slots a and b; a < 0: none.
   int concurrent_a = -1, concurrent_b = -1;
   int min_rounds = 16, max_rounds = 4096;
-  double rounds_min_ms = 300, rounds_max_ms = 2000;
+  double rounds_min_ms = 300, rounds_max_ms = 5000;
   std::vector<SoakCall> soak;
   double soak_max_ms = 20000;  // unrecorded soak calls stop after this long
   bool timed = false;
@@ -163,6 +163,7 @@ struct DriverLog {
   int reps = 0;
   int64_t soaked = -1, soak_planned = -1;  // soak calls made and planned
   int rounds = -1;                         // concurrent rounds made
+  int64_t overlaps = -1;                   // calls that overlapped the other thread's (the fewer of the two)
   std::string error;
 
   const CallRecord* record(int call) const;

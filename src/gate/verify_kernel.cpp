@@ -350,6 +350,9 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
   if (optimised.log.soaked >= 0 && optimised.log.soaked < optimised.log.soak_planned)
     report.notes.push_back("the soak made " + std::to_string(optimised.log.soaked) + " of its " +
                            std::to_string(optimised.log.soak_planned) + " calls within its time limit");
+  if (optimised.log.overlaps >= 0 && optimised.log.overlaps < 64)
+    report.notes.push_back("only " + std::to_string(optimised.log.overlaps) +
+                           " calls of the concurrent rounds overlapped the other thread's");
   if (user.log.done && user.log.calls < user.planned_calls)
     report.notes.push_back("the plain process made " + std::to_string(user.log.calls) + " of its " +
                            std::to_string(user.planned_calls) + " calls within its time limit");

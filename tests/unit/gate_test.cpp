@@ -5,10 +5,12 @@
 // count. tests/gate/ holds the large corpus.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "codegen/c_like/naive_cpp.h"
 #include "frontend/spec.h"
+#include "gate/battery.h"
 #include "gate/gate.h"
 #include "gate/judge.h"
 #include "gate/report.h"
@@ -173,6 +175,81 @@ def mm(a: "f32[8, 16]", b: "f32[16, 4]"):
   EXPECT_EQ(r.bytes, 4.0 * (8 * 16 + 16 * 4 + 8 * 4));
   EXPECT_NEAR(r.floor_ms, r.flops / (64 * 5e9) * 1e3, 1e-12);
   EXPECT_EQ(gate::multi_index({3, 4, 5}, 4 * 5 + 2 * 5 + 1), "[1, 2, 1]");
+}
+
+// What the plan promises a kernel cannot count past or recognise: every
+// fill on A's calls, recorded soak calls past the thousandth, concurrent
+// rounds on two slots with different inputs, a last call; the same plan for
+// the same seed.
+TEST(gate, BatteryPlanCoversFillsLateCallsAndThreads) {
+  ir::Graph g = spec_graph();
+  gate::Battery b = gate::plan_battery(g, 17, true);
+  const gate::DriverPlan& p = b.plan;
+  std::set<int> fills_on_a;
+  for (const gate::PlannedCall& c : p.calls)
+    if (c.set == 0) fills_on_a.insert(c.fill);
+  // Every fill but A's own answers.
+  EXPECT_EQ(fills_on_a.size(), p.fills.size() - 1) << "A must meet every other fill";
+  EXPECT_FALSE(fills_on_a.count(gate::fill::kOutputsOfA));
+  EXPECT_EQ(p.fills[gate::fill::kUntouched].kind, gate::FillKind::Untouched);
+  ASSERT_GE(p.soak.size(), 1500u);
+  int late = 0, recorded = 0;
+  for (size_t i = 0; i < p.soak.size(); ++i)
+    if (p.soak[i].record) {
+      ++recorded;
+      late += i >= 1000;
+    }
+  EXPECT_EQ(recorded, 10);
+  EXPECT_GE(late, 1);
+  ASSERT_GE(p.concurrent_a, 0);
+  EXPECT_NE(p.slots[static_cast<size_t>(p.concurrent_a)].first, p.slots[static_cast<size_t>(p.concurrent_b)].first);
+  EXPECT_GE(p.last_slot, 0);
+  EXPECT_TRUE(p.timed);
+  EXPECT_GE(b.user.calls, 1000);
+  gate::Battery again = gate::plan_battery(g, 17, true);
+  ASSERT_EQ(again.plan.soak.size(), p.soak.size());
+  for (size_t i = 0; i < p.soak.size(); ++i) {
+    EXPECT_EQ(again.plan.soak[i].slot, p.soak[i].slot);
+    EXPECT_EQ(again.plan.soak[i].fill, p.soak[i].fill);
+    EXPECT_EQ(again.plan.soak[i].record, p.soak[i].record);
+  }
+  EXPECT_EQ(again.plan.fills[gate::fill::kRandom].data, p.fills[gate::fill::kRandom].data);
+  gate::Battery other = gate::plan_battery(g, 18, true);
+  EXPECT_NE(other.plan.fills[gate::fill::kRandom].data, p.fills[gate::fill::kRandom].data);
+}
+
+// A kernel that is right only while its output arrives as NaN, one that
+// turns wrong after 50 calls, and one with a shared static accumulator are
+// each rejected for their class.
+TEST(gate, NamesTheClassOfAWatchedKernel) {
+  ir::Graph g = spec_graph();
+  struct Case {
+    std::string source;
+    const char* code;
+  } cases[] = {
+      {"#include <cmath>\nextern \"C\" void scaled_exp(const float* x, const float* s, float* out0) {\n"
+       "  const float bias = std::isnan(out0[0]) ? 0.0f : 1.0f;\n"
+       "  for (int i = 0; i < 60; ++i) out0[i] = std::exp(x[i] * 0.5f) * s[i % 10] + bias;\n}\n",
+       gate::reason::kOutputDependent},
+      {"#include <cmath>\nextern \"C\" void scaled_exp(const float* x, const float* s, float* out0) {\n"
+       "  static int calls = 0;\n  const float bias = ++calls > 50 ? 1.0f : 0.0f;\n"
+       "  for (int i = 0; i < 60; ++i) out0[i] = std::exp(x[i] * 0.5f) * s[i % 10] + bias;\n}\n",
+       gate::reason::kCallCountDependent},
+      {"#include <cmath>\nstatic volatile float g_row[10];\nstatic volatile float g_sink;\n"
+       "extern \"C\" void scaled_exp(const float* x, const float* s, float* out0) {\n"
+       "  for (int i = 0; i < 6; ++i) {\n"
+       "    for (int j = 0; j < 10; ++j) g_row[j] = std::exp(x[i * 10 + j] * 0.5f) * s[j];\n"
+       "    float sink = 0.0f;\n"
+       "    for (int r = 0; r < 64; ++r) for (int j = 0; j < 10; ++j) sink = sink + g_row[j];\n"
+       "    g_sink = sink;\n"
+       "    for (int j = 0; j < 10; ++j) out0[i * 10 + j] = g_row[j];\n  }\n}\n",
+       gate::reason::kNotReentrant},
+  };
+  for (const Case& c : cases) {
+    gate::GateReport r = gate::verify_kernel(g, c.source, quick());
+    EXPECT_FALSE(r.accepted) << c.source;
+    EXPECT_TRUE(r.has_reason(c.code)) << c.code << "\n" << codes(r) << c.source;
+  }
 }
 
 TEST(gate, EveryReasonCodeIsListed) {
