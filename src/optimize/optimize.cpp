@@ -88,6 +88,9 @@ double interpreter_seconds(const analysis::Cost& c) {
 // naive kernel. It lets a test give the search a baseline that misses its
 // error budget, with real numbers, whatever the naive code generator does.
 constexpr const char* kNaiveKernelOverride = "AXON_TEST_NAIVE_KERNEL";
+// Test seam: when set (to anything), every graph's schedule space is empty,
+// so that the naive kernel is the only kernel the search has.
+constexpr const char* kNaiveOnly = "AXON_TEST_NAIVE_ONLY";
 
 std::optional<std::string> naive_kernel_override() {
   const char* p = std::getenv(kNaiveKernelOverride);
@@ -416,7 +419,7 @@ class Run {
     // stores, which only pay past the caches, as losses.
     if (analysis::graph_cost(g_).bytes > kColdAboveBytes) mo_.cold_bytes = target::cold_rotation_bytes(t_);
     try {
-      space_ = be_->space(g_);
+      space_ = space_of(g_);
     } catch (const std::exception& e) {
       warn("the graph's schedule space could not be built (" + first_line(e.what()) +
            "); only the naive kernel and the rewritten variants are tried");
@@ -570,7 +573,7 @@ class Run {
                             (rg.steps.size() == 1 ? "" : "s") + ")";
         try {
           Variant v = make_variant(std::move(rg.graph), std::move(rg.steps), rg.cost, {});
-          v.space = be_->space(v.graph);
+          v.space = space_of(v.graph);
           v.predicted_s = best_predicted(v.graph, v.space, *be_, opts_.seed);
           vs_.push_back(std::move(v));
         } catch (const std::exception& e) {
@@ -668,6 +671,10 @@ class Run {
  private:
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
   bool interrupted() const { return opts_.interrupt && opts_.interrupt->load(); }
+  schedule::Space space_of(const ir::Graph& g) const {
+    if (std::getenv(kNaiveOnly)) return {};
+    return be_->space(g);
+  }
   // A stage that fails on this program is reported, skipped, and the search
   // goes on without it (optimize.h).
   void warn(const std::string& w) {

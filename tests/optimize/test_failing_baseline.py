@@ -12,7 +12,8 @@ AXON_TEST_NAIVE_KERNEL: the file it names is compiled, checked and timed as
 the naive kernel, for real. kernels/scale_one_element_off.cpp is wrong at
 one element of specs/tanh_scale.py (a row kernel exists, so the search can
 replace it); kernels/huber_doubled.cpp returns twice the loss of
-specs/small_huber.py, whose only scheduled kernel is the naive kernel itself.
+specs/small_huber.py; with AXON_TEST_NAIVE_ONLY set, every schedule space is
+empty, so the naive kernel is the only kernel the search has.
 """
 
 import json
@@ -34,10 +35,13 @@ OFF_BY_ONE_ELEMENT = HERE / "kernels" / "scale_one_element_off.cpp"
 DOUBLED = HERE / "kernels" / "huber_doubled.cpp"
 
 
-def optimize(spec, out, naive_kernel=None):
+def optimize(spec, out, naive_kernel=None, naive_only=False):
     require_axon()
     env = dict(os.environ)
     env.pop("AXON_TEST_NAIVE_KERNEL", None)
+    env.pop("AXON_TEST_NAIVE_ONLY", None)
+    if naive_only:
+        env["AXON_TEST_NAIVE_ONLY"] = "1"
     if naive_kernel:
         env["AXON_TEST_NAIVE_KERNEL"] = str(naive_kernel)
     return subprocess.run([str(AXON_BIN), "optimize", str(spec), "-o", str(out), "--budget", "3", "--trials", "4",
@@ -86,7 +90,7 @@ def test_nothing_passing_exits_3_and_writes_no_kernel(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "kernel.cpp").write_text("// left by an earlier run\n")
-    r = optimize(HUBER, out, DOUBLED)
+    r = optimize(HUBER, out, DOUBLED, naive_only=True)
     assert r.returncode == EXIT_OVER_BUDGET, describe(r)
     last = r.stderr.strip().splitlines()
     message = [ln for ln in last if ln.startswith("axon: no kernel passed its error-budget check")]
