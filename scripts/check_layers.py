@@ -9,7 +9,8 @@ may include. The check fails when
   - a file includes a header of a folder its folder's line does not name,
   - an include climbs out of its folder with "..",
   - the table names a folder twice, names a folder that does not exist,
-    leaves out a folder of src/, or has a cycle.
+    leaves out a folder of src/, or has a cycle,
+  - the layer table of docs/architecture.md says otherwise than src/layers.txt.
 CMake builds one library per line of the same table, so what passes here
 also links.
 """
@@ -76,14 +77,16 @@ def check(root):
 
     for f in folders:
         if f not in table:
-            problems.append(f"{table_path}: folder src/{f}/ has no line")
+            problems.append(f"src/layers.txt: folder src/{f}/ has no line")
     for f, deps in table.items():
         for d in [f] + deps:
             if d not in folders:
-                problems.append(f"{table_path}: {f}: no folder src/{d}/")
+                problems.append(f"src/layers.txt: {f}: no folder src/{d}/")
     cycle = find_cycle(table)
     if cycle:
-        problems.append(f"{table_path}: the layers form a cycle: {' -> '.join(cycle)}")
+        problems.append(f"src/layers.txt: the layers form a cycle: {' -> '.join(cycle)}")
+
+    problems += check_docs(root, table)
 
     files = includes = 0
     for f in folders:
@@ -109,6 +112,31 @@ def check(root):
                     may = " ".join(sorted(table.get(f, []))) or "(nothing)"
                     problems.append(f"{rel}:{n}: {f}/ includes {target}, but {f}/ may include only: {may}")
     return table, problems, files, includes
+
+
+def check_docs(root, table):
+    """Problems where docs/architecture.md's table disagrees with src/layers.txt."""
+    doc = root / "docs" / "architecture.md"
+    if not doc.exists():
+        return []
+    row = re.compile(r"^\|\s*`([a-z_][a-z0-9_]*)/`\s*\|.*\|\s*([^|]*?)\s*\|\s*$")
+    documented = {}
+    for line in doc.read_text().splitlines():
+        m = row.match(line)
+        if m:
+            deps = m.group(2)
+            documented[m.group(1)] = [] if deps == "(nothing)" else [d.strip() for d in deps.split(",")]
+    problems = []
+    for f, deps in table.items():
+        if f not in documented:
+            problems.append(f"docs/architecture.md: the layer table has no row for {f}/")
+        elif sorted(documented[f]) != sorted(deps):
+            problems.append(f"docs/architecture.md: {f}/ may include {', '.join(documented[f]) or '(nothing)'} "
+                            f"there, {', '.join(deps) or '(nothing)'} in src/layers.txt")
+    for f in documented:
+        if f not in table:
+            problems.append(f"docs/architecture.md: the layer table has a row for {f}/, src/layers.txt does not")
+    return problems
 
 
 def print_table(table):
