@@ -36,7 +36,7 @@
 #include "tile/print.h"
 #include "codegen/c_like/tile_cpp.h"
 #include "transforms/pipeline.h"
-#include "verify/run_check.h"
+#include "runtime/run_check.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -258,11 +258,11 @@ int cmd_run(const Common& c, uint64_t seed, const std::string& dump_dir, bool no
   std::string so = axon::runtime::compile_shared(k);
   double compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   axon::runtime::LoadedKernel kernel(so, k.entry);
-  axon::verify::RunCheck r = axon::verify::run_and_check(g, kernel, seed);
+  axon::runtime::RunCheck r = axon::runtime::run_and_check(g, kernel, seed);
 
   axon::runtime::Timing timing{};
   if (!no_time) {
-    auto bufs = axon::verify::make_buffers(g, r.inputs);
+    auto bufs = axon::runtime::make_buffers(g, r.inputs);
     auto ptrs = bufs.pointers();
     timing = axon::runtime::time_calls([&] { kernel.call(ptrs); });
   }

@@ -209,7 +209,7 @@ json run_peers(const Context& cx, const ir::Graph& g, const std::string& spec, c
   std::vector<std::string> argv = {cx.opts.python, (cx.harness / "peers.py").string(), "--spec", spec,
                                    "--entry", g.entry, "--inputs"};
   std::vector<fs::path> written;
-  auto npy = [&](const std::string& stem, size_t i, const verify::Tensor& t) {
+  auto npy = [&](const std::string& stem, size_t i, const ir::Tensor& t) {
     fs::path p = work / (stem + std::to_string(i) + ".npy");
     write_npy_f64(p.string(), t.type.shape, t.data);
     written.push_back(p);

@@ -11,7 +11,7 @@
 #include "gate/hashing.h"
 #include "verify/error_budget.h"
 #include "verify/kernel_io.h"
-#include "verify/real.h"
+#include "ir/real.h"
 
 namespace axon::gate {
 
@@ -43,9 +43,9 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel) {
     s.seed = set_seed(seed, k);
     s.compared = true;
     s.inputs = verify::random_inputs(g, s.seed, d);
-    for (verify::Tensor& t : s.inputs)
+    for (ir::Tensor& t : s.inputs)
       if ((scale != 1 || offset != 0) && ir::is_float(t.type.dtype))
-        for (double& x : t.data) x = verify::cast_to(t.type.dtype, verify::Real{x * scale + offset}).v;
+        for (double& x : t.data) x = ir::cast_to(t.type.dtype, ir::Real{x * scale + offset}).v;
     for (size_t p = 0; p < g.params.size(); ++p) {
       s.blocks.push_back(static_cast<int>(b.plan.blocks.size()));
       b.plan.blocks.push_back(verify::to_buffer(s.inputs[p], g.params[p].type.dtype));
@@ -102,7 +102,7 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel) {
       } else if (t.dtype == ir::DType::Bool) {
         bytes[i] = static_cast<uint8_t>(r & 1);
       } else if (!nan && ir::is_float(t.dtype)) {
-        verify::Tensor one{ir::Type{t.dtype, {}}, {normal(rng) * std::ldexp(1.0, static_cast<int>(r % 9) - 4)}};
+        ir::Tensor one{ir::Type{t.dtype, {}}, {normal(rng) * std::ldexp(1.0, static_cast<int>(r % 9) - 4)}};
         std::vector<uint8_t> v = verify::to_buffer(one, t.dtype);
         std::memcpy(&bytes[i], v.data(), static_cast<size_t>(w));
       } else {
@@ -203,7 +203,7 @@ void fill_reference_outputs(const ir::Graph& g, Battery& b, References& refs) {
   for (int i = 0; i < 2; ++i) {
     OutputFill& f = b.plan.fills[static_cast<size_t>(to[i])];
     f.data.clear();
-    const std::vector<verify::Tensor>& ref = refs.reference(from[i]);
+    const std::vector<ir::Tensor>& ref = refs.reference(from[i]);
     for (size_t o = 0; o < g.outputs.size(); ++o) {
       f.data.push_back(verify::to_buffer(ref[o], g[g.outputs[o]].type.dtype));
       f.data.back().resize(static_cast<size_t>(b.plan.output_bytes[o]));
@@ -242,12 +242,12 @@ void References::compute(const std::vector<int>& which, int threads) {
   if (failure) std::rethrow_exception(failure);
 }
 
-const std::vector<verify::Tensor>& References::reference(int set) {
+const std::vector<ir::Tensor>& References::reference(int set) {
   ensure(set);
   return entries_[static_cast<size_t>(set)].ref;
 }
 
-const std::vector<verify::Tensor>& References::bounds(int set) {
+const std::vector<ir::Tensor>& References::bounds(int set) {
   ensure(set);
   return entries_[static_cast<size_t>(set)].bound;
 }

@@ -56,7 +56,7 @@ struct BatterySet {
   uint64_t seed = 0;
   int varied_param = -1;  // mixed sets: the parameter taken from B
   bool compared = false;  // judged against the reference (not the mixed sets)
-  std::vector<verify::Tensor> inputs;
+  std::vector<ir::Tensor> inputs;
   std::vector<int> blocks;  // plan block of each parameter
 };
 
@@ -100,13 +100,13 @@ class References {
   /// stop(), starts no further set.
   void compute(const std::vector<int>& which, int threads);
   void stop() { stopped_ = true; }
-  const std::vector<verify::Tensor>& reference(int set);
-  const std::vector<verify::Tensor>& bounds(int set);
+  const std::vector<ir::Tensor>& reference(int set);
+  const std::vector<ir::Tensor>& bounds(int set);
 
  private:
   struct Entry {
     std::once_flag once;
-    std::vector<verify::Tensor> ref, bound;
+    std::vector<ir::Tensor> ref, bound;
   };
   void ensure(int set);
   const ir::Graph& g_;

@@ -334,8 +334,8 @@ class CallJudge {
     const std::vector<uint8_t>& bytes = rec.outputs[o];
     int set = rec.set;
     const bool poisoned = run_.plan->fills.at(static_cast<size_t>(rec.fill)).kind == FillKind::Poison;
-    const verify::Tensor& ref = refs_.reference(set)[o];
-    const verify::Tensor& bound = refs_.bounds(set)[o];
+    const ir::Tensor& ref = refs_.reference(set)[o];
+    const ir::Tensor& bound = refs_.bounds(set)[o];
     std::vector<double> got = verify::from_buffer(bytes.data(), t.numel(), t.dtype);
     for (size_t i = 0; i < got.size(); ++i) {
       if (!poisoned || !is_poison(bytes.data() + i * static_cast<size_t>(width), width)) continue;

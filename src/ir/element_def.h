@@ -9,7 +9,7 @@
 //
 // The pieces are templates over the index type I and the scalar type S so
 // that one text serves every consumer:
-//   - the reference interpreter instantiates I = int64_t, S = verify::Real;
+//   - the reference interpreter instantiates I = int64_t, S = ir::Real;
 //   - the C++ code generator instantiates symbolic types that print code;
 //   - the SMT encoding instantiates Z3 expressions.
 // I needs I(int64_t), +, -, *, /, % (floor semantics on non-negative values).

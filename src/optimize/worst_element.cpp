@@ -9,7 +9,7 @@
 #include "runtime/loaded_kernel.h"
 #include "verify/error_budget.h"
 #include "verify/kernel_io.h"
-#include "verify/run_check.h"
+#include "runtime/run_check.h"
 
 namespace axon::optimize {
 
@@ -21,7 +21,7 @@ std::optional<WorstElement> worst_element(const ir::Graph& g, const runtime::Mea
     runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
     std::optional<WorstElement> worst;
     for (int s = 0; s < m.inputs_tried(); ++s) {
-      verify::KernelBuffers b = verify::make_buffers(g, m.inputs(s));
+      runtime::KernelBuffers b = runtime::make_buffers(g, m.inputs(s));
       kernel.call(b.pointers());
       for (size_t j = 0; j < g.outputs.size(); ++j) {
         const ir::Type& t = g[g.outputs[j]].type;

@@ -16,7 +16,7 @@
 #include "verify/error_budget.h"
 #include "verify/inputs.h"
 #include "verify/kernel_io.h"
-#include "verify/run_check.h"
+#include "runtime/run_check.h"
 
 namespace axon::runtime {
 
@@ -63,7 +63,7 @@ Measurement Measurer::check_and_time(const std::string& so, const std::string& e
   m.compiled = true;
   LoadedKernel kernel(so, entry);
   for (size_t s = 0; s < inputs_.size(); ++s) {
-    verify::KernelBuffers b = verify::make_buffers(g_, inputs_[s]);
+    KernelBuffers b = make_buffers(g_, inputs_[s]);
     kernel.call(b.pointers());
     for (size_t j = 0; j < g_.outputs.size(); ++j) {
       const ir::Type& t = g_[g_.outputs[j]].type;
@@ -81,9 +81,9 @@ Measurement Measurer::check_and_time(const std::string& so, const std::string& e
   m.verified = true;
   if (!time) return m;
   const int copies = timing_copies();
-  std::vector<verify::KernelBuffers> bufs;
+  std::vector<KernelBuffers> bufs;
   std::vector<std::vector<void*>> ptrs;
-  for (int c = 0; c < copies; ++c) bufs.push_back(verify::make_buffers(g_, inputs_[0]));
+  for (int c = 0; c < copies; ++c) bufs.push_back(make_buffers(g_, inputs_[0]));
   for (auto& b : bufs) ptrs.push_back(b.pointers());
   size_t next = 0;
   Timing t = time_calls([&] { kernel.call(ptrs[next++ % ptrs.size()]); }, opts_.warmup, opts_.min_reps,
@@ -122,9 +122,9 @@ std::vector<Timing> Measurer::time_side_by_side(const std::vector<codegen::Kerne
     }
   }
   // One set of buffers for all: the kernels share the graph's ABI.
-  std::vector<verify::KernelBuffers> bufs;
+  std::vector<KernelBuffers> bufs;
   std::vector<std::vector<void*>> ptrs;
-  for (int c = 0; c < copies; ++c) bufs.push_back(verify::make_buffers(g_, inputs_[0]));
+  for (int c = 0; c < copies; ++c) bufs.push_back(make_buffers(g_, inputs_[0]));
   for (auto& b : bufs) ptrs.push_back(b.pointers());
   size_t next = 0;
   rounds = std::max(1, rounds);

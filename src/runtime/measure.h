@@ -90,9 +90,9 @@ class Measurer {
   double reference_seconds() const { return reference_seconds_; }
   /// The check inputs, the float64 reference and its error bounds of input
   /// set `s` (0 is also the one timed), one tensor per parameter / output.
-  const std::vector<verify::Tensor>& inputs(int s) const { return inputs_.at(s); }
-  const std::vector<verify::Tensor>& reference(int s) const { return reference_.at(s); }
-  const std::vector<verify::Tensor>& bounds(int s) const { return bounds_.at(s); }
+  const std::vector<ir::Tensor>& inputs(int s) const { return inputs_.at(s); }
+  const std::vector<ir::Tensor>& reference(int s) const { return reference_.at(s); }
+  const std::vector<ir::Tensor>& bounds(int s) const { return bounds_.at(s); }
 
  private:
   Measurement check_and_time(const std::string& so, const std::string& entry, bool time) const;
@@ -107,7 +107,7 @@ class Measurer {
   int timing_copies() const;
   const ir::Graph& g_;
   MeasureOptions opts_;
-  std::vector<std::vector<verify::Tensor>> inputs_, reference_, bounds_;
+  std::vector<std::vector<ir::Tensor>> inputs_, reference_, bounds_;
   double reference_seconds_ = 0;
 };
 

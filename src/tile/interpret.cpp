@@ -5,20 +5,20 @@
 #include <map>
 #include <stdexcept>
 
+#include "ir/real.h"
 #include "tile/value_eval.h"
-#include "verify/real.h"
 
 namespace axon::tile {
 
 namespace {
 
-using verify::Real;
+using ir::Real;
 
 class Machine {
  public:
   explicit Machine(const Kernel& k) : k_(k), mem_(k.buffers.size()) {}
 
-  std::vector<verify::Tensor> run(const std::vector<verify::Tensor>& inputs) {
+  std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) {
     for (size_t b = 0; b < k_.buffers.size(); ++b) {
       const Buffer& buf = k_.buffers[b];
       if (buf.scope == Scope::Input) {
@@ -31,12 +31,12 @@ class Machine {
       if (buf.scope == Scope::Output) mem_[b].assign(buf.numel(), kPoison);
     }
     exec(k_.body);
-    std::vector<verify::Tensor> out;
+    std::vector<ir::Tensor> out;
     for (size_t b = 0; b < k_.buffers.size(); ++b) {
       const Buffer& buf = k_.buffers[b];
       if (buf.scope != Scope::Output) continue;
       if (static_cast<int>(out.size()) <= buf.output) out.resize(buf.output + 1);
-      out[buf.output] = verify::Tensor{ir::Type{buf.dtype, buf.shape}, mem_[b]};
+      out[buf.output] = ir::Tensor{ir::Type{buf.dtype, buf.shape}, mem_[b]};
     }
     return out;
   }
@@ -147,7 +147,7 @@ class Machine {
 
 }  // namespace
 
-std::vector<verify::Tensor> interpret(const Kernel& k, const std::vector<verify::Tensor>& inputs) {
+std::vector<ir::Tensor> interpret(const Kernel& k, const std::vector<ir::Tensor>& inputs) {
   return Machine(k).run(inputs);
 }
 

@@ -1,5 +1,5 @@
 // The reference execution of the tile IR: runs a kernel in float64 with the
-// scalar domain of the graph interpreter (verify::Real; rounding only at
+// scalar domain of the graph interpreter (ir::Real; rounding only at
 // Cast), so every pass can be tested IR in -> IR out by running both sides.
 //
 /// Parallel loops run their iterations in reverse order and Vectorized ones
@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "tile/kernel.h"
-#include "verify/interpreter.h"
+#include "ir/tensor.h"
 
 namespace axon::tile {
 
 /// `inputs`: one per Input buffer, in param order. Returns one per Output.
-std::vector<verify::Tensor> interpret(const Kernel& k, const std::vector<verify::Tensor>& inputs);
+std::vector<ir::Tensor> interpret(const Kernel& k, const std::vector<ir::Tensor>& inputs);
 
 }  // namespace axon::tile

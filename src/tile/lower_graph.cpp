@@ -5,7 +5,7 @@
 
 #include "ir/element_def.h"
 #include "ir/printer.h"
-#include "verify/real.h"
+#include "ir/real.h"
 
 namespace axon::tile {
 
@@ -169,7 +169,7 @@ class Lowerer {
     acc.dtype = n.type.dtype;
     acc.scope = Scope::Register;
     int a = k_.add_buffer(acc);
-    double identity = combine_identity<verify::Real>(dom.combine, verify::Real{}).v;
+    double identity = combine_identity<ir::Real>(dom.combine, ir::Real{}).v;
     Stmt fold = inner.wrap(Stmt::accumulate(a, {}, dom.combine, Value::apply(n, operands(n, o, r))));
     Stmt body = Stmt::seq({Stmt::alloc(a), Stmt::store(a, {}, Value::constant(identity, n.type.dtype)), fold,
                            Stmt::store(buf_[id], o, Value::load(a, {}, n.type.dtype))});

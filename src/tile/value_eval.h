@@ -1,5 +1,5 @@
 // evaluate<S>: a tile Value in the scalar domain S of ir/element_def.h. The
-// interpreter instantiates it with verify::Real, the C++ printer with
+// interpreter instantiates it with ir::Real, the C++ printer with
 // codegen::CScalar; each Apply is ir::body, the one definition of meaning.
 #pragma once
 

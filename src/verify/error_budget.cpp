@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "ir/element_def.h"
-#include "verify/real.h"
+#include "ir/real.h"
 
 namespace axon::verify {
 

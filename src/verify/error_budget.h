@@ -40,14 +40,14 @@
 namespace axon::verify {
 
 /// The first-order error bound E for every output of `g` on `inputs`.
-std::vector<Tensor> error_bounds(const ir::Graph& g, const std::vector<Tensor>& inputs);
+std::vector<ir::Tensor> error_bounds(const ir::Graph& g, const std::vector<ir::Tensor>& inputs);
 
 /// The reference values (as interpret() returns them) and their bounds, from
 /// one evaluation: the bound graph carries the values it needs anyway.
 struct ReferenceWithBounds {
-  std::vector<Tensor> reference, bounds;
+  std::vector<ir::Tensor> reference, bounds;
 };
-ReferenceWithBounds reference_with_bounds(const ir::Graph& g, const std::vector<Tensor>& inputs);
+ReferenceWithBounds reference_with_bounds(const ir::Graph& g, const std::vector<ir::Tensor>& inputs);
 
 /// The graph that computes those bounds (its outputs are E per output of g);
 /// exposed so that tests and `axon explain` can show it.
@@ -67,6 +67,6 @@ struct Comparison {
 double element_budget(double bound);
 
 /// Compares a kernel's output with the reference under the bounds.
-Comparison compare_with_budget(const std::vector<double>& got, const Tensor& ref, const Tensor& bound);
+Comparison compare_with_budget(const std::vector<double>& got, const ir::Tensor& ref, const ir::Tensor& bound);
 
 }  // namespace axon::verify

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "verify/real.h"
+#include "ir/real.h"
 
 namespace axon::verify {
 
@@ -36,14 +36,14 @@ bool parse_distribution(const std::string& name, Distribution* out) {
   return false;
 }
 
-std::vector<Tensor> random_inputs(const ir::Graph& g, uint64_t seed, Distribution dist) {
-  std::vector<Tensor> out;
+std::vector<ir::Tensor> random_inputs(const ir::Graph& g, uint64_t seed, Distribution dist) {
+  std::vector<ir::Tensor> out;
   for (size_t p = 0; p < g.params.size(); ++p) {
     const ir::Type& t = g.params[p].type;
     // Each parameter's stream starts at a state hashed from (seed, p), so
     // parameters of the same shape are not shifted copies of each other.
     Rng rng{Rng{seed * 0x100000001b3ull + p + 1}.next()};
-    Tensor x{t, std::vector<double>(static_cast<size_t>(t.numel()))};
+    ir::Tensor x{t, std::vector<double>(static_cast<size_t>(t.numel()))};
     for (double& v : x.data) {
       if (t.dtype == ir::DType::Bool) { v = static_cast<double>(rng.next() & 1); continue; }
       if (ir::is_integer(t.dtype)) { v = static_cast<double>(static_cast<int64_t>(rng.next() % 17) - 8); continue; }
@@ -55,7 +55,7 @@ std::vector<Tensor> random_inputs(const ir::Graph& g, uint64_t seed, Distributio
         case Distribution::Ties: v = static_cast<double>(static_cast<int64_t>(rng.next() % 5) - 2); break;
         case Distribution::Tiny: v = 1e-30 * rng.normal(); break;
       }
-      v = cast_to(t.dtype, Real{v}).v;  // exactly representable in the parameter's dtype
+      v = ir::cast_to(t.dtype, ir::Real{v}).v;  // exactly representable in the parameter's dtype
     }
     out.push_back(std::move(x));
   }

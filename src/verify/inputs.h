@@ -24,6 +24,6 @@ bool parse_distribution(const std::string& name, Distribution* out);
 
 /// One tensor per parameter; floats are exactly representable in the
 /// parameter's dtype, bools are 0/1, ints small.
-std::vector<Tensor> random_inputs(const ir::Graph& g, uint64_t seed, Distribution dist = Distribution::Normal);
+std::vector<ir::Tensor> random_inputs(const ir::Graph& g, uint64_t seed, Distribution dist = Distribution::Normal);
 
 }  // namespace axon::verify

@@ -8,20 +8,15 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/tensor.h"
 
 namespace axon::verify {
 
-/// A dense row-major tensor of float64 values (bool as 0/1, ints exactly).
-struct Tensor {
-  ir::Type type;
-  std::vector<double> data;
-};
-
 /// Evaluates `g` on `inputs` (one per parameter, matching its shape) and
 /// returns one tensor per output.
-std::vector<Tensor> interpret(const ir::Graph& g, const std::vector<Tensor>& inputs);
+std::vector<ir::Tensor> interpret(const ir::Graph& g, const std::vector<ir::Tensor>& inputs);
 
 /// Evaluates every node; intermediate values are kept (for tests and tools).
-std::vector<Tensor> interpret_all(const ir::Graph& g, const std::vector<Tensor>& inputs);
+std::vector<ir::Tensor> interpret_all(const ir::Graph& g, const std::vector<ir::Tensor>& inputs);
 
 }  // namespace axon::verify

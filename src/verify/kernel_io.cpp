@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "verify/real.h"
+#include "ir/real.h"
 
 namespace axon::verify {
 
@@ -14,7 +14,7 @@ uint16_t half_bits(double x) {
   return b;
 }
 uint16_t bf16_bits(double x) {
-  float f = static_cast<float>(round_to_bf16(x));
+  float f = static_cast<float>(ir::round_to_bf16(x));
   uint32_t b;
   std::memcpy(&b, &f, 4);
   return static_cast<uint16_t>(b >> 16);
@@ -48,7 +48,7 @@ void load(std::vector<double>& out, const uint8_t* data, double (*conv)(T)) {
 }
 }  // namespace
 
-std::vector<uint8_t> to_buffer(const Tensor& t, ir::DType dtype) {
+std::vector<uint8_t> to_buffer(const ir::Tensor& t, ir::DType dtype) {
   std::vector<uint8_t> out;
   switch (dtype) {
     case ir::DType::Bool: store<uint8_t>(out, t.data, [](double x) -> uint8_t { return x != 0; }); break;

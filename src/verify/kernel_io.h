@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "ir/type.h"
-#include "verify/interpreter.h"
+#include "ir/tensor.h"
 
 namespace axon::verify {
 
 /// Bytes holding `t` in `dtype`'s C representation (values rounded as a cast would).
-std::vector<uint8_t> to_buffer(const Tensor& t, ir::DType dtype);
+std::vector<uint8_t> to_buffer(const ir::Tensor& t, ir::DType dtype);
 /// The values of a buffer of `n` elements of `dtype`, as float64.
 std::vector<double> from_buffer(const uint8_t* data, int64_t n, ir::DType dtype);
 

@@ -32,7 +32,7 @@ namespace {
 using namespace axon::ir;
 using codegen::CIndex;
 using codegen::CScalar;
-using verify::Tensor;
+using ir::Tensor;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

@@ -19,7 +19,7 @@
 #include "verify/error_budget.h"
 #include "verify/inputs.h"
 #include "verify/kernel_io.h"
-#include "verify/run_check.h"
+#include "runtime/run_check.h"
 
 namespace axon {
 namespace {
@@ -130,12 +130,12 @@ TEST(cpu_codegen, rowMaxAndMinPropagateNaNFromEveryPosition) {
     runtime::CompileOptions co;
     co.flags = codegen::cpu_compile_flags(t, true);
     runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
-    std::vector<verify::Tensor> in = verify::random_inputs(g, 5);
+    std::vector<ir::Tensor> in = verify::random_inputs(g, 5);
     const int nan_at[8] = {-1, 0, 17, 63, 64, 100, 130, 149};  // row 0 has none
     for (int r = 0; r < 8; ++r)
       if (nan_at[r] >= 0) in[0].data[r * cols + nan_at[r]] = std::nan("");
-    std::vector<verify::Tensor> ref = verify::interpret(g, in);
-    verify::KernelBuffers b = verify::make_buffers(g, in);
+    std::vector<ir::Tensor> ref = verify::interpret(g, in);
+    runtime::KernelBuffers b = runtime::make_buffers(g, in);
     kernel.call(b.pointers());
     for (size_t o = 0; o < 2; ++o) {
       const ir::Type& ty = g[g.outputs[o]].type;
@@ -350,7 +350,7 @@ TEST(cpu_codegen, tupleStepsGiveTheBitsOfOneVectorAtATime) {
       runtime::CompileOptions co;
       co.flags = codegen::cpu_compile_flags(t, true);
       runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
-      verify::RunCheck r = verify::run_and_check(g, kernel, 11);
+      runtime::RunCheck r = runtime::run_and_check(g, kernel, 11);
       ASSERT_EQ(r.outputs.size(), 4u);
       int64_t wide = 0;  // elements whose exp argument is past the fast path
       for (double x : r.inputs[0].data)

@@ -19,7 +19,7 @@
 #include "schedule/schedule.h"
 #include "target/target.h"
 #include "transforms/pipeline.h"
-#include "verify/run_check.h"
+#include "runtime/run_check.h"
 
 namespace axon::test {
 
@@ -64,7 +64,7 @@ inline void expect_correct(const ir::Graph& g, const schedule::Schedule& s, cons
   co.flags = codegen::cpu_compile_flags(t, true);
   std::string so = runtime::compile_shared(k, co);
   runtime::LoadedKernel kernel(so, k.entry);
-  verify::RunCheck r = verify::run_and_check(g, kernel, seed);
+  runtime::RunCheck r = runtime::run_and_check(g, kernel, seed);
   for (size_t i = 0; i < r.outputs.size(); ++i)
     EXPECT_TRUE(r.outputs[i].cmp.ok()) << what << " output " << i << ": max error/budget "
                                        << r.outputs[i].cmp.max_error_over_budget << " worst got "

@@ -8,10 +8,10 @@
 #include "verify/error_budget.h"
 #include "verify/inputs.h"
 #include "verify/interpreter.h"
-#include "verify/real.h"
+#include "ir/real.h"
 
 using namespace axon::ir;
-using axon::verify::Tensor;
+using axon::ir::Tensor;
 
 namespace {
 Tensor t(Shape s, std::vector<double> v) { return Tensor{Type{DType::F32, s}, v}; }
@@ -227,9 +227,9 @@ TEST(error_budget, OverflowingDenominatorIsBoundedByTheValue) {
 
 TEST(interpreter, Bf16RoundsOnceFromDouble) {
   // Rounding to float first would land on the tie 1 + 2^-8 and then on 1.
-  EXPECT_EQ(axon::verify::round_to_bf16(1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)), 1.0078125);
-  EXPECT_EQ(axon::verify::round_to_bf16(1 + std::ldexp(1.0, -8)), 1.0);  // a tie goes to even
-  EXPECT_EQ(axon::verify::round_to_bf16(3.0), 3.0);
+  EXPECT_EQ(axon::ir::round_to_bf16(1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)), 1.0078125);
+  EXPECT_EQ(axon::ir::round_to_bf16(1 + std::ldexp(1.0, -8)), 1.0);  // a tie goes to even
+  EXPECT_EQ(axon::ir::round_to_bf16(3.0), 3.0);
 }
 
 TEST(error_budget, CombinedEvaluationMatchesTheInterpreter) {

@@ -16,7 +16,7 @@
 
 using namespace axon::verify::smt;
 using namespace axon::ir;
-using axon::verify::Tensor;
+using axon::ir::Tensor;
 
 namespace {
 

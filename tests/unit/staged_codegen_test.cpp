@@ -217,7 +217,7 @@ TEST(staged_codegen, layoutCopiesAtEveryAlignment) {
           runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
           for (int out_off : {0, 1, 4, 7, 15})
             for (int in_off : {0, 3}) {
-              std::vector<float, verify::CacheLineAllocator<float>> in(48 * 64 + 16), out(64 * 48 + 32, -7.0f);
+              std::vector<float, runtime::CacheLineAllocator<float>> in(48 * 64 + 16), out(64 * 48 + 32, -7.0f);
               for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
               kernel.call({in.data() + in_off, out.data() + out_off});
               int bad = 0;

@@ -37,7 +37,7 @@
 #include "tile/verify.h"
 #include "verify/interpreter.h"
 #include "verify/kernel_io.h"
-#include "verify/run_check.h"
+#include "runtime/run_check.h"
 
 namespace axon {
 namespace {
@@ -51,7 +51,7 @@ using tile::Scope;
 using tile::Stmt;
 using tile::StmtKind;
 using tile::Value;
-using verify::Tensor;
+using ir::Tensor;
 
 // ---- shared helpers ----
 
@@ -582,7 +582,7 @@ const bool kGompPinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NODELETE) != nul
 std::vector<Tensor> run_compiled(const codegen::KernelSource& src, const Graph& g, const std::vector<Tensor>& in,
                                  bool openmp) {
   runtime::LoadedKernel kernel(runtime::compile_shared(src, compile_options(openmp)), src.entry);
-  verify::KernelBuffers bufs = verify::make_buffers(g, in);
+  runtime::KernelBuffers bufs = runtime::make_buffers(g, in);
   kernel.call(bufs.pointers());
   std::vector<Tensor> out;
   for (size_t o = 0; o < g.outputs.size(); ++o) {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "support/diagnostic.h"
-#include "verify/real.h"
+#include "ir/real.h"
 
 namespace axon::verify::smt {
 
@@ -77,7 +77,7 @@ class Evaluator {
       case AtomKind::Param: {
         auto it = env_.inputs.find(a->name);
         AXON_CHECK(it != env_.inputs.end()) << "no input " << a->name;
-        const Tensor& t = *it->second;
+        const ir::Tensor& t = *it->second;
         std::vector<int64_t> st = ir::row_major_strides(t.type.shape);
         int64_t f = 0;
         for (size_t i = 0; i < a->index.size(); ++i) {
@@ -114,7 +114,7 @@ class Evaluator {
     if (n == "pow") return std::pow(x, poly(a->args[1]));
     for (ir::DType d : {ir::DType::I32, ir::DType::I64, ir::DType::F16, ir::DType::BF16, ir::DType::F32}) {
       std::string suffix = ir::dtype_name(d);
-      if (n == "round_" + suffix || n == "trunc_" + suffix) return cast_to(d, Real{x}).v;
+      if (n == "round_" + suffix || n == "trunc_" + suffix) return ir::cast_to(d, ir::Real{x}).v;
     }
     AXON_CHECK(false) << "no evaluation for " << n;
     return NAN;

@@ -13,7 +13,7 @@
 namespace axon::verify::smt {
 
 struct EvalEnv {
-  std::map<std::string, const Tensor*> inputs;  // by parameter name
+  std::map<std::string, const ir::Tensor*> inputs;  // by parameter name
   std::map<std::string, int64_t> vars;          // index variables and sizes
 };
 

@@ -36,7 +36,7 @@ std::string index_text(const ir::Shape& shape, int64_t flat) {
   return t + "]";
 }
 
-std::string values_text(const Tensor& t) {
+std::string values_text(const ir::Tensor& t) {
   std::ostringstream os;
   os.precision(6);
   os << "[";
@@ -73,10 +73,10 @@ std::string find_numeric_counterexample(const RewriteCase& c, const std::vector<
       // random_inputs derives each parameter's stream from one seed by a
       // fixed shift, which leaves parameters of equal shape nearly equal;
       // a witness search wants them independent, so each gets its own seed.
-      std::vector<Tensor> in;
+      std::vector<ir::Tensor> in;
       for (size_t k = 0; k < p.lhs.params.size(); ++k)
         in.push_back(random_inputs(p.lhs, seed * 1000003 + k * 7919 + 17, d).at(k));
-      std::vector<Tensor> l = interpret(p.lhs, in), r = interpret(p.rhs, in);
+      std::vector<ir::Tensor> l = interpret(p.lhs, in), r = interpret(p.rhs, in);
       for (size_t o = 0; o < l.size(); ++o)
         for (size_t i = 0; i < l[o].data.size(); ++i) {
           if (!differs(l[o].data[i], r[o].data[i])) continue;

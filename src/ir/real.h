@@ -1,5 +1,7 @@
-// Real: the scalar domain of the reference interpreter. A float64 value whose
-// primitives are the ones element_def.h asks for; truth values are 0 and 1.
+// Real: the float64 scalar domain in which the reference interpreters (the
+// graph's, verify/interpreter.h, and the tile IR's, tile/interpret.h)
+// instantiate element_def.h. Its primitives are the ones element_def.h asks
+// for; truth values are 0 and 1.
 #pragma once
 
 #include <cmath>
@@ -8,7 +10,7 @@
 
 #include "ir/type.h"
 
-namespace axon::verify {
+namespace axon::ir {
 
 struct Real {
   double v = 0;
@@ -47,17 +49,17 @@ double round_to_bf16(double x);
 /// Rounds a double to the nearest IEEE half (ties to even), returned as double.
 double round_to_f16(double x);
 
-inline Real cast_to(ir::DType to, Real a) {
+inline Real cast_to(DType to, Real a) {
   switch (to) {
-    case ir::DType::Bool: return truth(a.v != 0);
-    case ir::DType::I32: return {static_cast<double>(static_cast<int32_t>(std::trunc(a.v)))};
-    case ir::DType::I64: return {static_cast<double>(static_cast<int64_t>(std::trunc(a.v)))};
-    case ir::DType::F16: return {round_to_f16(a.v)};
-    case ir::DType::BF16: return {round_to_bf16(a.v)};
-    case ir::DType::F32: return {static_cast<double>(static_cast<float>(a.v))};
-    case ir::DType::F64: return a;
+    case DType::Bool: return truth(a.v != 0);
+    case DType::I32: return {static_cast<double>(static_cast<int32_t>(std::trunc(a.v)))};
+    case DType::I64: return {static_cast<double>(static_cast<int64_t>(std::trunc(a.v)))};
+    case DType::F16: return {round_to_f16(a.v)};
+    case DType::BF16: return {round_to_bf16(a.v)};
+    case DType::F32: return {static_cast<double>(static_cast<float>(a.v))};
+    case DType::F64: return a;
   }
   return a;
 }
 
-}  // namespace axon::verify
+}  // namespace axon::ir

@@ -1,4 +1,4 @@
-#include "verify/run_check.h"
+#include "runtime/run_check.h"
 
 #include <chrono>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include "verify/inputs.h"
 #include "verify/kernel_io.h"
 
-namespace axon::verify {
+namespace axon::runtime {
 
 bool RunCheck::ok() const {
   for (const OutputCheck& o : outputs)
@@ -20,10 +20,10 @@ std::vector<void*> KernelBuffers::pointers() {
   return p;
 }
 
-KernelBuffers make_buffers(const ir::Graph& g, const std::vector<Tensor>& inputs) {
+KernelBuffers make_buffers(const ir::Graph& g, const std::vector<ir::Tensor>& inputs) {
   KernelBuffers b;
   for (size_t i = 0; i < g.params.size(); ++i) {
-    std::vector<uint8_t> bytes = to_buffer(inputs.at(i), g.params[i].type.dtype);
+    std::vector<uint8_t> bytes = verify::to_buffer(inputs.at(i), g.params[i].type.dtype);
     b.storage.emplace_back(bytes.begin(), bytes.end());
   }
   for (ir::NodeId o : g.outputs) {
@@ -35,11 +35,11 @@ KernelBuffers make_buffers(const ir::Graph& g, const std::vector<Tensor>& inputs
   return b;
 }
 
-RunCheck run_and_check(const ir::Graph& g, const runtime::LoadedKernel& kernel, uint64_t seed) {
+RunCheck run_and_check(const ir::Graph& g, const LoadedKernel& kernel, uint64_t seed) {
   RunCheck r;
-  r.inputs = random_inputs(g, seed);
+  r.inputs = verify::random_inputs(g, seed);
   auto t0 = std::chrono::steady_clock::now();
-  ReferenceWithBounds rb = reference_with_bounds(g, r.inputs);
+  verify::ReferenceWithBounds rb = verify::reference_with_bounds(g, r.inputs);
   r.reference = std::move(rb.reference);
   r.bounds = std::move(rb.bounds);
   r.interpreter_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -48,11 +48,11 @@ RunCheck run_and_check(const ir::Graph& g, const runtime::LoadedKernel& kernel, 
   for (size_t j = 0; j < g.outputs.size(); ++j) {
     const ir::Type& t = g[g.outputs[j]].type;
     OutputCheck oc;
-    oc.got = from_buffer(b.storage[g.params.size() + j].data(), t.numel(), t.dtype);
-    oc.cmp = compare_with_budget(oc.got, r.reference[j], r.bounds[j]);
+    oc.got = verify::from_buffer(b.storage[g.params.size() + j].data(), t.numel(), t.dtype);
+    oc.cmp = verify::compare_with_budget(oc.got, r.reference[j], r.bounds[j]);
     r.outputs.push_back(std::move(oc));
   }
   return r;
 }
 
-}  // namespace axon::verify
+}  // namespace axon::runtime

@@ -9,20 +9,20 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/tensor.h"
 #include "runtime/loaded_kernel.h"
 #include "support/buffer_memory.h"
 #include "verify/error_budget.h"
-#include "verify/interpreter.h"
 
-namespace axon::verify {
+namespace axon::runtime {
 
 struct OutputCheck {
-  Comparison cmp;
+  verify::Comparison cmp;
   std::vector<double> got;  // the kernel's output as float64
 };
 
 struct RunCheck {
-  std::vector<Tensor> inputs, reference, bounds;
+  std::vector<ir::Tensor> inputs, reference, bounds;
   std::vector<OutputCheck> outputs;
   double interpreter_seconds = 0;
   bool ok() const;
@@ -54,9 +54,9 @@ struct KernelBuffers {
   std::vector<AlignedBytes> storage;
   std::vector<void*> pointers() ;
 };
-KernelBuffers make_buffers(const ir::Graph& g, const std::vector<Tensor>& inputs);
+KernelBuffers make_buffers(const ir::Graph& g, const std::vector<ir::Tensor>& inputs);
 
 /// Evaluates the reference and the bounds, calls `kernel` once, compares.
-RunCheck run_and_check(const ir::Graph& g, const runtime::LoadedKernel& kernel, uint64_t seed);
+RunCheck run_and_check(const ir::Graph& g, const LoadedKernel& kernel, uint64_t seed);
 
-}  // namespace axon::verify
+}  // namespace axon::runtime
