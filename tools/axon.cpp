@@ -172,6 +172,14 @@ struct LowerFlags {
   bool cpp = false;
 };
 
+// The C++ of a lowered program, its vector loops in this machine's widest ISA.
+std::string lowered_cpp(const axon::tile::Kernel& k, const axon::ir::Graph& g) {
+  axon::target::Target t = axon::target::resolve_target("", false, false);
+  axon::codegen::TileCppOptions o;
+  o.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
+  return axon::codegen::print_tile_cpp(k, g, "a kernel", o).source;
+}
+
 // Prints the tile program after each pass of a pipeline (docs/tile_ir.md).
 int cmd_lower(const Common& c, const LowerFlags& f) {
   auto spec = load(c);
@@ -201,7 +209,7 @@ int cmd_lower(const Common& c, const LowerFlags& f) {
       if (!f.after.empty() && st.pass != f.after) continue;
       j["passes"].push_back({{"pass", st.pass}, {"program", axon::tile::print(st.kernel)}});
     }
-    if (f.cpp) j["cpp"] = axon::codegen::print_tile_cpp(stages.back().kernel, spec.graph, "a kernel").source;
+    if (f.cpp) j["cpp"] = lowered_cpp(stages.back().kernel, spec.graph);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -209,7 +217,7 @@ int cmd_lower(const Common& c, const LowerFlags& f) {
     if (!f.after.empty() && st.pass != f.after) continue;
     std::cout << "# after " << st.pass << "\n" << axon::tile::print(st.kernel) << "\n";
   }
-  if (f.cpp) std::cout << axon::codegen::print_tile_cpp(stages.back().kernel, spec.graph, "a kernel").source;
+  if (f.cpp) std::cout << lowered_cpp(stages.back().kernel, spec.graph);
   return 0;
 }
 

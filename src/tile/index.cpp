@@ -199,6 +199,27 @@ std::optional<Interval> bounds(const Index& e, const std::map<std::string, Inter
   }
 }
 
+Index simplify(const Index& e, const std::map<std::string, Interval>& ranges) {
+  switch (e.kind()) {
+    case IndexKind::Const:
+    case IndexKind::Var: return e;
+    default: break;
+  }
+  Index a = simplify(e.a(), ranges), b = simplify(e.b(), ranges);
+  if ((e.kind() == IndexKind::Div || e.kind() == IndexKind::Mod) && b.is_const() && b.value() > 0) {
+    std::optional<Interval> r = bounds(a, ranges);
+    if (r && r->lo >= 0 && r->hi < b.value()) return e.kind() == IndexKind::Mod ? a : Index(int64_t{0});
+  }
+  switch (e.kind()) {
+    case IndexKind::Add: return a + b;
+    case IndexKind::Mul: return a * b;
+    case IndexKind::Div: return a / b;
+    case IndexKind::Mod: return a % b;
+    case IndexKind::Min: return min(a, b);
+    default: return e;
+  }
+}
+
 std::optional<Affine> as_affine(const Index& e) {
   switch (e.kind()) {
     case IndexKind::Const: return Affine{e.value(), {}};

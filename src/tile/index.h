@@ -75,6 +75,11 @@ struct Interval {
 /// (division or remainder of a possibly negative value).
 std::optional<Interval> bounds(const Index& e, const std::map<std::string, Interval>& ranges);
 
+/// `e` with what the ranges make certain folded away: a % c and a / c with a
+/// in [0, c) become a and 0 (so that a reshape's unflatten-then-flatten of
+/// an index that cannot carry reads as the index itself).
+Index simplify(const Index& e, const std::map<std::string, Interval>& ranges);
+
 /// `e` as constant + sum coef * var when it is affine in its variables.
 struct Affine {
   int64_t constant = 0;

@@ -1,6 +1,7 @@
 #include "tile/lower_graph.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "ir/element_def.h"
@@ -87,8 +88,10 @@ class Lowerer {
 
   // The value of node `id` at index `idx`: a load, or the literal expression
   // of a folded value.
-  Value read(NodeId id, const std::vector<Index>& idx) const {
+  Value read(NodeId id, const std::vector<Index>& raw) const {
     const Node& n = g_[id];
+    std::vector<Index> idx;
+    for (const Index& i : raw) idx.push_back(simplify(i, ranges_));
     if (!folded_[id] || buf_[id] >= 0) return Value::load(buf_[id], idx, n.type.dtype);
     std::vector<Value> v;
     for (size_t k = 0; k < n.args.size(); ++k)
@@ -111,9 +114,11 @@ class Lowerer {
       return inner;
     }
   };
-  static Index axis(Nest* nest, const std::string& name, int64_t extent) {
+  // A loop variable of the nest being built; its range serves simplify().
+  Index axis(Nest* nest, const std::string& name, int64_t extent) {
     if (extent == 1) return Index(int64_t{0});
     nest->loops.push_back({name, extent});
+    ranges_[name] = Interval{0, extent - 1};
     return Index::var(name);
   }
 
@@ -225,6 +230,7 @@ class Lowerer {
   std::vector<bool> live_, folded_, temp_;
   std::vector<int> buf_, param_buf_, out_buf_;
   std::vector<NodeId> last_use_;
+  std::map<std::string, Interval> ranges_;  // the loop variables of the nest being built
 };
 
 }  // namespace

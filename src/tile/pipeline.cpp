@@ -3,7 +3,9 @@
 #include "support/diagnostic.h"
 #include "tile/lower_graph.h"
 #include "tile/passes/cascade_sums.h"
+#include "tile/passes/fuse_loops.h"
 #include "tile/passes/inline_maps.h"
+#include "tile/passes/shrink_buffers.h"
 #include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
 #include "tile/passes/vectorize.h"
@@ -33,6 +35,10 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
   std::vector<Pass> p;
   if (o.inline_maps)
     p.push_back({"inline_maps", "elementwise values are recomputed where they are read, not stored", inline_maps});
+  if (o.fuse) {
+    p.push_back({"fuse_loops", "adjacent loops over the same rows become one loop", fuse_loops});
+    p.push_back({"shrink_buffers", "a buffer used within one row becomes a per-row scratch", shrink_buffers});
+  }
   p.push_back(cascade_pass());
   if (o.threads > 1) {
     const int threads = o.threads;

@@ -6,8 +6,10 @@
 /// Pipelines:
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
-///  - "loops": lower, inline_maps, cascade_sums, parallel_sums, parallelize,
-///    vectorize (parallel_sums and parallelize only with threads > 1). The
+///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers, cascade_sums,
+///    parallel_sums, parallelize, vectorize (inline_maps, fuse_loops and
+///    shrink_buffers, vectorize as the options say; parallel_sums and
+///    parallelize only with threads > 1). The
 ///    general lowering for programs no specialised tile schedule takes.
 #pragma once
 
@@ -31,6 +33,7 @@ struct LoopsOptions {
   int threads = 1;           // > 1: the outermost loop of each big nest runs on this many threads
   bool inline_maps = true;   // elementwise values are recomputed where read instead of stored
   bool vectorize = true;     // innermost unit-stride loops run as vector lanes
+  bool fuse = true;          // loops over the same rows fused, row buffers shrunk to scratch
 };
 
 std::vector<Pass> naive_pipeline();

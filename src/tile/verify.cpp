@@ -13,6 +13,7 @@ struct LoopFrame {
   std::string var;
   LoopKind kind;
   std::set<int> allocated_inside;  // buffers Alloc'ed within this loop's body
+  std::map<int, std::vector<Index>> writes;  // Parallel, Vectorized: writes to outer buffers
 };
 
 class Verifier {
@@ -70,6 +71,7 @@ class Verifier {
     v.visit_loads([&](const Value& l) {
       check_use(s, l.buffer(), false);
       check_index(s, l.buffer(), l.idx());
+      if (valid(l.buffer()) && l.idx().size() == k_.buffers[l.buffer()].shape.size()) check_carried_read(s, l);
     });
   }
 
@@ -115,37 +117,60 @@ class Verifier {
     }
   }
 
-  // Inside a parallel or vectorised loop, a buffer allocated outside it
-  // that the loop writes may be read only where the same iteration writes
-  // it (the same flat offset): anything else reads another iteration's
-  // result, or a value another iteration is about to overwrite.
-  void check_no_carried_reads(const Stmt& loop) {
+  // The writes inside a parallel or vectorised loop to buffers allocated
+  // outside it, by buffer: what a read inside it must not cross.
+  std::map<int, std::vector<Index>> writes_inside(const Stmt& loop) const {
     std::set<int> inside;
     std::map<int, std::vector<Index>> writes;
-    bool opaque = false;
     visit(loop, [&](const Stmt& x) {
       if (x.kind() == StmtKind::Alloc) inside.insert(x->buffer);
-      if ((x.kind() == StmtKind::Store || x.kind() == StmtKind::Accumulate || x.kind() == StmtKind::Rescale) && valid(x->buffer))
+      if ((x.kind() == StmtKind::Store || x.kind() == StmtKind::Accumulate || x.kind() == StmtKind::Rescale) &&
+          valid(x->buffer))
         writes[x->buffer].push_back(flat(x->buffer, x->idx));
-      if (x.kind() == StmtKind::Matmul || x.kind() == StmtKind::Copy) opaque = true;
+      if ((x.kind() == StmtKind::Matmul || x.kind() == StmtKind::Copy) && valid(x->c.buffer))
+        writes[x->c.buffer].push_back(x->c.offset);
     });
-    if (opaque) return;  // their own views are checked as writes
-    visit(loop, [&](const Stmt& x) {
-      auto check = [&](const Value& v) {
-        if (!v.defined()) return;
-        v.visit_loads([&](const Value& l) {
-          auto it = writes.find(l.buffer());
-          if (it == writes.end() || inside.count(l.buffer()) || !valid(l.buffer())) return;
-          const Index off = flat(l.buffer(), l.idx());
-          for (const Index& w : it->second)
-            if (w.same_as(off)) return;
-          fail(x, std::string("the ") + loop_kind_name(loop->loop) + " loop " + loop->var + " reads " +
-                      k_.buffers[l.buffer()].name + " at " + off.str() + ", which another iteration may write");
-        });
-      };
-      check(x->value);
-      check(x->alpha);
-    });
+    for (int b : inside) writes.erase(b);
+    return writes;
+  }
+
+  // A Load inside a parallel or vectorised loop f of a buffer f writes must
+  // read inside its own iteration's slice: the same offset as a write, or
+  // an offset with the writes' coefficient c of f's variable whose inner
+  // loops move it by less than |c|. Anything else reads another
+  // iteration's result, or a value another iteration is about to overwrite.
+  void check_carried_read(const Stmt& s, const Value& load) {
+    const int b = load.buffer();
+    for (size_t li = 0; li < loops_.size(); ++li) {
+      const LoopFrame& f = loops_[li];
+      auto it = f.writes.find(b);
+      if (it == f.writes.end()) continue;
+      const Index off = flat(b, load.idx());
+      bool same = false;
+      for (const Index& w : it->second) same |= w.same_as(off);
+      if (same) continue;
+      std::optional<Affine> a = as_affine(off);
+      bool ok = a.has_value();
+      int64_t c = ok && a->coef.count(f.var) ? a->coef.at(f.var) : 0;
+      for (const Index& w : it->second) {
+        std::optional<Affine> wa = as_affine(w);
+        int64_t wc = wa && wa->coef.count(f.var) ? wa->coef.at(f.var) : 0;
+        ok = ok && wa && wc != 0 && wc == c;
+      }
+      if (ok) {
+        int64_t reach = 0;
+        for (size_t lj = li + 1; lj < loops_.size(); ++lj) {
+          auto ci = a->coef.find(loops_[lj].var);
+          if (ci == a->coef.end()) continue;
+          const Interval& r = ranges_.at(loops_[lj].var);
+          reach += (ci->second < 0 ? -ci->second : ci->second) * (r.hi - r.lo);
+        }
+        ok = reach < (c < 0 ? -c : c);
+      }
+      if (!ok)
+        fail(s, std::string("the ") + loop_kind_name(f.kind) + " loop " + f.var + " reads " + k_.buffers[b].name +
+                    " at " + off.str() + ", which another iteration may write");
+    }
   }
 
   int64_t view_span(const View& v, const std::vector<int64_t>& ext) const {
@@ -190,8 +215,8 @@ class Verifier {
         if (e->hi <= 0) return;  // never runs
         if (ranges_.count(n.var)) fail(s, "the loop variable " + n.var + " shadows another");
         ranges_[n.var] = Interval{0, std::max<int64_t>(e->hi - 1, 0)};
-        loops_.push_back(LoopFrame{n.var, n.loop, {}});
-        if (n.loop == LoopKind::Parallel || n.loop == LoopKind::Vectorized) check_no_carried_reads(s);
+        loops_.push_back(LoopFrame{n.var, n.loop, {}, {}});
+        if (n.loop == LoopKind::Parallel || n.loop == LoopKind::Vectorized) loops_.back().writes = writes_inside(s);
         stmt(n.body.at(0));
         loops_.pop_back();
         ranges_.erase(n.var);
@@ -212,7 +237,9 @@ class Verifier {
         check_use(s, n.buffer, true);
         check_index(s, n.buffer, n.idx);
         if (valid(n.buffer)) {
-          bool scalar_sum = n.kind == StmtKind::Accumulate && n.combine == ir::Combine::Sum &&
+          // A reduction into a scalar Register (any combine) may cross
+          // vector lanes: the printer keeps one partial per lane.
+          bool scalar_sum = n.kind == StmtKind::Accumulate && n.combine != ir::Combine::None &&
                             k_.buffers[n.buffer].scope == Scope::Register && k_.buffers[n.buffer].shape.empty();
           check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), 0, scalar_sum);
         }

@@ -12,8 +12,8 @@
 ///  - a Parallel loop writes disjoint slices: every write inside it to a
 ///    buffer allocated outside has an affine flat offset c * p + rest with
 ///    the span of rest below |c|;
-///  - a Vectorized loop carries nothing between lanes except a Sum
-///    Accumulate into a scalar Register (a vector reduction).
+///  - a Vectorized loop carries nothing between lanes except a Sum, Max or
+///    Min Accumulate into a scalar Register (a vector reduction).
 /// Returns the problems found, each a line naming the statement; empty when
 /// the kernel is well formed.
 #pragma once

@@ -374,6 +374,12 @@ Stmt for_(const std::string& var, int64_t n, Stmt body, LoopKind kind = LoopKind
   return Stmt::loop(var, Index(n), kind, std::move(body));
 }
 Value f32(double c) { return Value::constant(c, DType::F32); }
+ir::Node mul_node() {
+  ir::Node n{};
+  n.op = Op::Mul;
+  n.type = ir::Type{DType::F32, {}};
+  return n;
+}
 
 // One problem at least, and every problem names `buffer`.
 void expect_rejected(const Kernel& k, const std::string& buffer, const std::string& phrase) {
@@ -461,13 +467,24 @@ Kernel reduce_kernel(SmallKernel& s, Combine c, double identity, LoopKind inner)
   return s.k;
 }
 
-TEST(tile_verify, VectorizedLoopCarryingAMax) {
+// Across vector lanes only a reduction (Sum, Max, Min) into a scalar
+// Register may be carried; any other value carried from one iteration to the
+// next (here a running product stored back) is rejected.
+TEST(tile_verify, VectorizedLoopCarryingAValue) {
+  for (Combine c : {Combine::Sum, Combine::Max, Combine::Min}) {
+    SmallKernel s;
+    double identity = c == Combine::Sum ? 0 : c == Combine::Max ? -INFINITY : INFINITY;
+    EXPECT_EQ(problems_text(tile::verify(reduce_kernel(s, c, identity, LoopKind::Vectorized))), "");
+  }
   SmallKernel s;
-  expect_rejected(reduce_kernel(s, Combine::Max, -INFINITY, LoopKind::Vectorized), "acc", "vectorized loop r");
+  int acc = s.add("acc", Scope::Register);
+  Value carried = Value::apply(mul_node(), {Value::load(acc, {}, DType::F32), s.x_at(v("i"), v("r"))});
+  s.k.body = for_("i", 4, Stmt::seq({Stmt::alloc(acc), Stmt::store(acc, {}, f32(1)),
+                                     for_("r", 4, Stmt::store(acc, {}, carried), LoopKind::Vectorized),
+                                     Stmt::store(s.out, {v("i")}, Value::load(acc, {}, DType::F32))}));
+  expect_rejected(s.k, "acc", "vectorized loop r");
   SmallKernel serial;
   EXPECT_EQ(problems_text(tile::verify(reduce_kernel(serial, Combine::Max, -INFINITY, LoopKind::Serial))), "");
-  SmallKernel sum;  // a Sum into a scalar Register is a vector reduction
-  EXPECT_EQ(problems_text(tile::verify(reduce_kernel(sum, Combine::Sum, 0, LoopKind::Vectorized))), "");
 }
 
 TEST(tile_verify, RegisterUsedOutsideItsSeq) {
@@ -730,7 +747,7 @@ TEST(tile_parallelize, ReversedParallelLoopShowsADependence) {
   EXPECT_EQ(tile::interpret(s.k, {x})[0].data, (std::vector<double>{10, 9, 7, 4}));
 }
 
-TEST(tile_vectorize, InnermostMapLoopsButNotAMaxReduction) {
+TEST(tile_vectorize, InnermostMapAndReductionLoops) {
   Graph g = make_graph({{"x", {DType::F32, {8, 32}}}});
   NodeId x = param(g, 0);
   NodeId y = binary(g, Op::Add, binary(g, Op::Mul, x, x), x);
@@ -750,14 +767,10 @@ TEST(tile_vectorize, InnermostMapLoopsButNotAMaxReduction) {
       EXPECT_EQ(l.loop->loop, LoopKind::Serial) << l.loop->var;
       continue;
     }
-    if (max) {
-      EXPECT_EQ(l.loop->loop, LoopKind::Serial) << "the max reduction's loop";
-    } else if (sum || store) {
-      EXPECT_EQ(l.loop->loop, LoopKind::Vectorized) << tile::print(after);
-    }
+    if (max || sum || store) EXPECT_EQ(l.loop->loop, LoopKind::Vectorized) << tile::print(after);
     vectorized += l.loop->loop == LoopKind::Vectorized;
   }
-  EXPECT_EQ(vectorized, 3);  // the inner loops of the two maps and of the sum
+  EXPECT_EQ(vectorized, 4);  // the inner loops of the two maps, of the max and of the sum
   std::vector<Tensor> in = random_inputs(g, 12);
   expect_exact(tile::interpret(after, in), tile::interpret(before, in), "vectorized");
 }

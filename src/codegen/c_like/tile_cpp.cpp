@@ -10,6 +10,7 @@
 #include "codegen/c_like/float16_helpers.h"
 #include "codegen/c_like/kernel_abi.h"
 #include "codegen/cpu/vector_math.h"
+#include "ir/real.h"
 #include "support/diagnostic.h"
 #include "tile/value_eval.h"
 
@@ -105,6 +106,14 @@ static inline float axon_tv_sum(axon_tv x) {
   float s = 0.f;
   for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) s += x[i];
   return s;
+}
+static inline float axon_tv_fold_max(float acc, axon_tv v) {
+  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) acc = (v[i] != v[i] || v[i] > acc) ? v[i] : acc;
+  return acc;
+}
+static inline float axon_tv_fold_min(float acc, axon_tv v) {
+  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) acc = (v[i] != v[i] || v[i] < acc) ? v[i] : acc;
+  return acc;
 }
 static inline axon_tv axon_tv_truth(decltype(axon_tv{} < axon_tv{}) m) { return __builtin_convertvector(-m, axon_tv); }
 static inline axon_tv axon_tv_lt(axon_tv a, axon_tv b) { return axon_tv_truth(a < b); }
@@ -364,7 +373,7 @@ class CppPrinter {
     if (b0.kind() == StmtKind::Seq) body = b0->body;
     else body = {b0};
     std::vector<std::string> lines;  // the vector body
-    std::vector<int> sums;           // scalar Register Sum targets: vector partials
+    std::vector<std::pair<int, ir::Combine>> sums;  // scalar Register reductions: one partial per lane
     try {
       for (const Stmt& x : body) {
         switch (x.kind()) {
@@ -372,10 +381,12 @@ class CppPrinter {
           case StmtKind::Store: lines.push_back(vstore(x->buffer, x->idx, vvalue(x->value, var), var)); break;
           case StmtKind::Accumulate: {
             const Buffer& buf = k_.buffers[x->buffer];
-            if (in_register(x->buffer) && buf.shape.empty() && x->combine == ir::Combine::Sum && buf.dtype == DType::F32) {
-              if (std::find(sums.begin(), sums.end(), x->buffer) == sums.end()) sums.push_back(x->buffer);
-              lines.push_back("axon_vacc_" + names_[x->buffer] + " = axon_vacc_" + names_[x->buffer] + " + " +
-                              vvalue(x->value, var).s + ";");
+            if (in_register(x->buffer) && buf.shape.empty() && buf.dtype == DType::F32) {
+              bool seen = false;
+              for (const auto& [b, c] : sums) seen |= b == x->buffer;
+              if (!seen) sums.push_back({x->buffer, x->combine});
+              const std::string acc = "axon_vacc_" + names_[x->buffer];
+              lines.push_back(acc + " = " + ir::combine_step<VScalar>(x->combine, VScalar{acc}, vvalue(x->value, var)).s + ";");
               break;
             }
             VScalar cur = vvalue(Value::load(x->buffer, x->idx, buf.dtype), var);
@@ -392,18 +403,37 @@ class CppPrinter {
     const std::string ext = n.extent.is_const() ? std::to_string(n.extent.value()) : c_text(n.extent);
     const std::string w = std::to_string(lanes);
     line(depth, "{  // " + var + ": vectors of " + w + " lanes, then a scalar tail");
-    for (int b : sums) line(depth + 1, "axon_tv axon_vacc_" + names_[b] + " = axon_tv_splat(0.0f);");
+    for (const auto& [b, c] : sums) {
+      const double identity = ir::combine_identity<ir::Real>(c, ir::Real{}).v;
+      line(depth + 1, "axon_tv axon_vacc_" + names_[b] + " = axon_tv_splat(" + CScalar::literal(identity, DType::F32).expr() + ");");
+    }
     line(depth + 1, "int64_t " + var + " = 0;");
     line(depth + 1, "for (; " + var + " + " + w + " <= " + ext + "; " + var + " += " + w + ") {");
     for (const std::string& l : lines) line(depth + 2, l);
     line(depth + 1, "}");
-    for (int b : sums) line(depth + 1, names_[b] + " = " + names_[b] + " + axon_tv_sum(axon_vacc_" + names_[b] + ");");
+    for (const auto& [b, c] : sums) {
+      const std::string acc = "axon_vacc_" + names_[b];
+      if (c == ir::Combine::Sum) line(depth + 1, names_[b] + " = " + names_[b] + " + axon_tv_sum(" + acc + ");");
+      else line(depth + 1, names_[b] + " = axon_tv_fold_" + (c == ir::Combine::Max ? "max" : "min") + "(" + names_[b] + ", " + acc + ");");
+    }
     line(depth + 1, "for (; " + var + " < " + ext + "; ++" + var + ") {");
     stmt(b0, depth + 2);
     line(depth + 1, "}");
     line(depth, "}");
     ++vector_loops_;
     return true;
+  }
+
+  // Whether a vectorised loop folds a max or min into a scalar register:
+  // `omp simd` has no reduction with combine_step's NaN rule, so outside the
+  // vector form such a loop runs as a plain loop.
+  bool carries_extremum(const Stmt& loop) const {
+    bool found = false;
+    visit(loop, [&](const Stmt& s) {
+      found |= s.kind() == StmtKind::Accumulate && s->combine != ir::Combine::Sum && in_register(s->buffer) &&
+               k_.buffers[s->buffer].shape.empty();
+    });
+    return found;
   }
 
   // Scalar Sum accumulators a vectorised loop folds into (declared outside it).
@@ -460,7 +490,7 @@ class CppPrinter {
           ranges_.erase(n.var);
           return;
         }
-        if (n.loop == LoopKind::Vectorized) {
+        if (n.loop == LoopKind::Vectorized && !carries_extremum(s)) {
           std::string clause;
           for (int b : simd_reductions(s)) clause += (clause.empty() ? " reduction(+:" : ", ") + names_[b];
           line(depth, "#pragma omp simd" + clause + (clause.empty() ? "" : ")"));

@@ -1,0 +1,21 @@
+// Pass fuse_loops: adjacent top-level loops over the same rows become one
+// loop (Halide's compute_at at the outermost level), so that a row's values
+// are produced and consumed while they are in cache.
+//
+/// Two serial top-level loops of the same constant extent, with only Alloc,
+/// Free and Comment statements between them, are fused (the second's body
+/// after the first's, in one iteration) when every buffer one of them
+/// writes and the other touches is indexed, in both, by the loop variable
+/// in its first dimension: then iteration i of the second loop only reads
+/// what iteration i of the first wrote, and fusing keeps every value. The
+/// Allocs between them move before the fused loop and the Frees after it.
+/// Repeats while anything fuses.
+#pragma once
+
+#include "tile/kernel.h"
+
+namespace axon::tile {
+
+Kernel fuse_loops(const Kernel& k);
+
+}  // namespace axon::tile

@@ -1,0 +1,81 @@
+#include "tile/passes/loop_access.h"
+
+namespace axon::tile {
+
+std::vector<Access> accesses(const Stmt& s) {
+  std::vector<Access> out;
+  visit(s, [&](const Stmt& x) {
+    auto loads = [&](const Value& v) {
+      if (v.defined()) v.visit_loads([&](const Value& l) { out.push_back({l.buffer(), l.idx(), false, false}); });
+    };
+    loads(x->value);
+    loads(x->alpha);
+    switch (x.kind()) {
+      case StmtKind::Store:
+      case StmtKind::Accumulate:
+      case StmtKind::Rescale: out.push_back({x->buffer, x->idx, true, false}); break;
+      case StmtKind::Prefetch: out.push_back({x->buffer, x->idx, false, false}); break;
+      case StmtKind::Matmul:
+        out.push_back({x->a.buffer, {}, false, true});
+        out.push_back({x->b.buffer, {}, false, true});
+        out.push_back({x->c.buffer, {}, true, true});
+        break;
+      case StmtKind::Copy:
+        out.push_back({x->a.buffer, {}, false, true});
+        out.push_back({x->c.buffer, {}, true, true});
+        break;
+      default: break;
+    }
+  });
+  return out;
+}
+
+Stmt reindex(const Stmt& s, int b, const std::function<std::vector<Index>(const std::vector<Index>&)>& f) {
+  auto value = [&](const Value& v) {
+    if (!v.defined()) return v;
+    return v.replace_loads([&](const Value& l) -> std::optional<Value> {
+      if (l.buffer() != b) return std::nullopt;
+      return Value::load(b, f(l.idx()), l.dtype());
+    });
+  };
+  return rewrite(s, [&](const Stmt& x) {
+    switch (x.kind()) {
+      case StmtKind::Store:
+      case StmtKind::Accumulate:
+      case StmtKind::Rescale:
+      case StmtKind::Prefetch:
+        return x.with([&](StmtNode& n) {
+          n.value = value(n.value);
+          n.alpha = value(n.alpha);
+          if (n.buffer == b) n.idx = f(n.idx);
+        });
+      default: return x;
+    }
+  });
+}
+
+Stmt rename_var(const Stmt& s, const std::string& from, const std::string& to) {
+  auto f = [&](const std::string& v) -> std::optional<Index> {
+    if (v == from) return Index::var(to);
+    return std::nullopt;
+  };
+  auto value = [&](const Value& v) { return v.defined() ? v.substitute(f) : v; };
+  auto idx = [&](std::vector<Index> ix) {
+    for (Index& i : ix) i = i.substitute(f);
+    return ix;
+  };
+  return rewrite(s, [&](const Stmt& x) {
+    return x.with([&](StmtNode& n) {
+      n.value = value(n.value);
+      n.alpha = value(n.alpha);
+      n.idx = idx(n.idx);
+      n.extent = n.extent.substitute(f);
+      n.c.offset = n.c.offset.substitute(f);
+      n.a.offset = n.a.offset.substitute(f);
+      n.b.offset = n.b.offset.substitute(f);
+      if (n.kind == StmtKind::For && n.var == from) n.var = to;
+    });
+  });
+}
+
+}  // namespace axon::tile

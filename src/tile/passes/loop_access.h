@@ -1,0 +1,33 @@
+// Shared by fuse_loops and shrink_buffers: how a statement tree touches
+// buffers, and rewriting the indices of one buffer's accesses.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "tile/kernel.h"
+
+namespace axon::tile {
+
+/// Every element access of a statement tree: (buffer, indices); views
+/// (Matmul, Copy) are reported with `view` set and no indices.
+struct Access {
+  int buffer = -1;
+  std::vector<Index> idx;
+  bool write = false;
+  bool view = false;
+};
+std::vector<Access> accesses(const Stmt& s);
+
+/// `s` with every access of buffer `b` (Loads, Stores, Accumulates,
+/// Rescales, Prefetches) given indices f(old indices), and its Allocs and
+/// Frees of `b` dropped when `drop_lifetime`.
+Stmt reindex(const Stmt& s, int b, const std::function<std::vector<Index>(const std::vector<Index>&)>& f);
+
+/// `s` with the loop variable `from` renamed `to` everywhere (indices,
+/// values, extents, view offsets, the loops that bind it).
+Stmt rename_var(const Stmt& s, const std::string& from, const std::string& to);
+
+}  // namespace axon::tile
