@@ -38,6 +38,9 @@ schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const tar
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     sp.knobs = k.ok ? codegen::row_stage_knobs(k, t, stage_prefix(0)) : codegen::loops_knobs(t, stage_prefix(0));
+    // A row kernel's graph is also a loops kernel of the tile IR: the search
+    // measures both (the row knobs' threads serve both).
+    if (k.ok) sp.knobs.push_back({stage_prefix(0) + "tile", {0, 1}, "0: the row kernel; 1: the tile IR's loops kernel"});
     return sp;
   }
   for (size_t i = 0; i < p.stages.size(); ++i) {
@@ -94,6 +97,8 @@ double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const 
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (!k.ok) return codegen::loops_seconds(g, codegen::loops_options(s, t, stage_prefix(0)), t);
+    if (auto it = s.find(stage_prefix(0) + "tile"); it != s.end() && it->second == 1)
+      return codegen::loops_seconds(g, codegen::loops_options(s, t, stage_prefix(0)), t);
     return codegen::row_stage_seconds(k, codegen::row_stage_options(s, t, stage_prefix(0)), t);
   }
   double sec = 0;
@@ -117,6 +122,11 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (!k.ok) return emit_loops_cpp(g, loops_options(s, t, stage_prefix(0)), t);
+    if (auto it = s.find(stage_prefix(0) + "tile"); it != s.end() && it->second == 1) {
+      tile::LoopsOptions o;
+      o.threads = row_stage_options(s, t, stage_prefix(0)).threads;
+      return emit_loops_cpp(g, o, t);
+    }
     return emit_row_kernel_cpp(g, k, row_stage_options(s, t, stage_prefix(0)));
   }
   return emit_staged_cpp(g, p, s, t);

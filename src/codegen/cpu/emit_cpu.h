@@ -22,7 +22,7 @@ namespace axon::codegen {
 /// database keys its rows by it: bump it whenever the same schedule starts
 /// to give different code, so that stored times are not read against new
 /// kernels.
-inline constexpr int kCodegenVersion = 4;  // 4: graphs and stages no generator takes are tile-IR loop kernels
+inline constexpr int kCodegenVersion = 5;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels
 
 KernelSource emit_cpu(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
 
