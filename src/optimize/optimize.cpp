@@ -611,6 +611,11 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   if (naive_built) by_source[naive_text] = naive;
   int trials_used = 0;
   std::set<std::string> candidate_errors;  // each distinct failure of a candidate is warned about once
+  // Compiled candidates that failed their check (over budget, or broken at
+  // load or run): report.json's search.rejected, the first kMaxRejected.
+  constexpr size_t kMaxRejected = 64;
+  json rejected = json::array();
+  std::set<std::string> rejected_sources;
   TimingAnchor anchor;  // one for every variant's search: their times compare too
   for (size_t ci = 0; ci < chosen.size(); ++ci) {
     Variant& v = vs[chosen[ci]];
@@ -676,6 +681,10 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
         // failure: said once per distinct error, and skipped (a candidate
         // over its error budget is an ordinary outcome of the search).
         const std::string& err = ms[i].error;
+        if (ms[i].compiled && !ms[i].verified && !sources[i].empty() && rejected.size() < kMaxRejected &&
+            rejected_sources.insert(sources[i]).second)
+          rejected.push_back({{"variant", static_cast<int>(chosen[ci])}, {"schedule", schedule::to_json(batch[i])},
+                              {"error", err}});
         bool broken = !ms[i].verified && !err.empty() && (!ms[i].compiled || err.rfind("load", 0) == 0);
         if (broken && candidate_errors.insert(err).second)
           warn("a candidate failed (" + err + "), schedule " + schedule::to_json(batch[i]).dump() + "; skipped");
@@ -843,7 +852,8 @@ OptimizeResult optimize(const ir::Graph& g, const OptimizeOptions& opts) {
   r["rewrites"] = rw;
   r["search"] = {{"candidates", candidates}, {"compiled", compiled}, {"verified", verified},
                  {"seconds", elapsed()}, {"stop_reason", stop}, {"seed", opts.seed},
-                 {"resumed_from", prior_total}, {"anchor", anchor.to_json()}, {"final_round", final_round}};
+                 {"resumed_from", prior_total}, {"anchor", anchor.to_json()}, {"final_round", final_round},
+                 {"rejected", rejected}};
   if (!res.found) {
     // Nothing passed. When nothing was even built there is nothing to
     // report on the spec: that is axon's own failure.
