@@ -276,3 +276,21 @@ def pytest_collection_finish(session):
             by_module.setdefault(module, []).append(item)
     for module, items in by_module.items():
         module.start_background(items)
+
+
+# --------------------------------------------------------------------------
+# Lines a test wants read after the run (measured numbers), printed in the
+# terminal summary whether or not output is captured.
+
+_report_lines = []
+
+
+def report(line):
+    _report_lines.append(line)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _report_lines:
+        terminalreporter.section("measured")
+        for line in sorted(_report_lines):
+            terminalreporter.write_line(line)

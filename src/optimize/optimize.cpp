@@ -729,6 +729,11 @@ class Run {
   std::map<std::string, runtime::Measurement> by_source_;
   int trials_used_ = 0;
   std::set<std::string> candidate_errors_;  // each distinct failure of a candidate is warned about once
+  // Compiled candidates that failed their check (over budget, or broken at
+  // load or run): report.json's search.rejected, the first kMaxRejected.
+  static constexpr size_t kMaxRejected = 64;
+  json rejected_ = json::array();
+  std::set<std::string> rejected_sources_;
   TimingAnchor anchor_;                     // one for every variant's search: their times compare too
   // The winner.
   int win_ = -1;
@@ -786,6 +791,9 @@ std::vector<search::Evaluation> Run::evaluate(const ir::Graph& vg, const tuning:
     // failure: said once per distinct error, and skipped (a candidate over
     // its error budget is an ordinary outcome of the search).
     const std::string& err = ms[i].error;
+    if (ms[i].compiled && !ms[i].verified && !sources[i].empty() && rejected_.size() < kMaxRejected &&
+        rejected_sources_.insert(sources[i]).second)
+      rejected_.push_back({{"variant", variant}, {"schedule", schedule::to_json(batch[i])}, {"error", err}});
     bool broken = !ms[i].verified && !err.empty() && (!ms[i].compiled || err.rfind("load", 0) == 0);
     if (broken && candidate_errors_.insert(err).second)
       warn("a candidate failed (" + err + "), schedule " + schedule::to_json(batch[i]).dump() + "; skipped");
@@ -922,7 +930,8 @@ OptimizeResult Run::report() {
   r["rewrites"] = rw_;
   r["search"] = {{"candidates", candidates}, {"compiled", compiled_}, {"verified", verified},
                  {"seconds", elapsed()}, {"stop_reason", stop}, {"seed", opts_.seed},
-                 {"resumed_from", prior_total}, {"anchor", anchor_.to_json()}, {"final_round", final_round_}};
+                 {"resumed_from", prior_total}, {"anchor", anchor_.to_json()}, {"final_round", final_round_},
+                 {"rejected", rejected_}};
   if (!res_.found) {
     // Nothing passed. When nothing was even built there is nothing to
     // report on the spec: that is axon's own failure.

@@ -43,8 +43,12 @@ def _kind(returncode):
     return f"exit {returncode}"
 
 
-def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1"):
-    """None if axon survives `source`, else (command, kind, report)."""
+STAGES = ("check", "explain", "optimize")
+
+
+def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1", stages=STAGES):
+    """None if axon survives `source`, else (command, kind, report). `stages`
+    picks the commands run (check always runs first)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     spec = folder / "spec.py"
@@ -52,6 +56,8 @@ def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1"):
     env = dict(os.environ)
     env.pop("AXON_TEST_NAIVE_KERNEL", None)
     for name, args in commands(str(spec), str(folder / "out"), budget, trials):
+        if name != "check" and name not in stages:
+            continue
         try:
             r = subprocess.run([str(axon_bin), *args], capture_output=True, text=True, timeout=timeout, cwd=cwd,
                                env=env)

@@ -64,3 +64,16 @@ def test_the_verdict_catches_a_breach(tmp_path):
     assert v is not None and v[0] == "check" and v[1] == "exit 2", v
     fake.write_text("#!/bin/sh\nexit 1\n")
     assert cli_fuzz.verdict(fuzzgen.generate(0).source(), tmp_path / "run3", fake, tmp_path) is None
+
+
+def test_the_verdict_runs_only_the_stages_asked(tmp_path):
+    """check and explain alone (the sanitized build's campaign) never run optimize."""
+    fake = tmp_path / "fake_axon.sh"
+    fake.write_text('#!/bin/sh\necho "$1" >> "$(dirname "$0")/calls"\n'
+                    'if [ "$1" = optimize ]; then kill -SEGV $$; fi\nexit 0\n')
+    fake.chmod(0o755)
+    source = fuzzgen.generate(0).source()
+    assert cli_fuzz.verdict(source, tmp_path / "run", fake, tmp_path, stages=("check", "explain")) is None
+    assert (tmp_path / "calls").read_text().split() == ["check", "explain"]
+    v = cli_fuzz.verdict(source, tmp_path / "run2", fake, tmp_path)
+    assert v is not None and v[0] == "optimize", v
