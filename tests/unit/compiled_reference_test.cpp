@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -85,6 +86,7 @@ void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& wan
         ADD_FAILURE() << what << " output " << o << " [" << i << "]: " << a << " vs " << b << " scale " << s;
     }
     EXPECT_EQ(bad, 0) << what << " output " << o << ", worst relative difference " << worst;
+    std::printf("%s output %zu: worst |compiled - interpreted| / scale = %.3g\n", what.c_str(), o, worst);
   }
 }
 
