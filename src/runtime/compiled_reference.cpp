@@ -22,6 +22,12 @@ double interpreter_seconds_estimate(const ir::Graph& g) {
   return 0.5e-9 * c.contraction_flops + 100e-9 * (c.flops - c.contraction_flops);
 }
 
+bool compiled_reference_preferred(const ir::Graph& g) {
+  analysis::Cost c = analysis::graph_cost(g);
+  const double einsums = 0.5e-9 * c.contraction_flops, others = 100e-9 * (c.flops - c.contraction_flops);
+  return einsums + others > kCompiledReferenceSeconds && others >= einsums;
+}
+
 std::string reference_path_setting() {
   const char* p = std::getenv("AXON_REFERENCE");
   if (!p || !*p) return "auto";
@@ -76,8 +82,7 @@ ReferenceEvaluator::Path chosen_path(const ir::Graph& g) {
   const std::string s = reference_path_setting();
   if (s == "interpreter") return ReferenceEvaluator::Path::Interpreter;
   if (s == "compiled") return ReferenceEvaluator::Path::Compiled;
-  return interpreter_seconds_estimate(g) > kCompiledReferenceSeconds ? ReferenceEvaluator::Path::Compiled
-                                                                     : ReferenceEvaluator::Path::Interpreter;
+  return compiled_reference_preferred(g) ? ReferenceEvaluator::Path::Compiled : ReferenceEvaluator::Path::Interpreter;
 }
 }  // namespace
 

@@ -5,9 +5,12 @@
 // codegen::print_reference_cpp and built by compile_shared (cached by
 // content, so a graph compiles once per machine).
 //
-// The switch: a graph whose interpreter evaluation is estimated past
-// kCompiledReferenceSeconds uses the compiled twin; smaller graphs keep the
-// interpreter (no compile to pay). $AXON_REFERENCE = "interpreter" or
+// The switch (compiled_reference_preferred): a graph whose interpreter
+// evaluation is estimated past kCompiledReferenceSeconds, most of it outside
+// einsums, uses the compiled twin; smaller graphs keep the interpreter (no
+// compile to pay), and so do graphs dominated by einsums, where the
+// interpreter's matmul loop is as fast as the twin's scalar f64 loops
+// (m1_rmsnorm_matmul: 4.3 s interpreted, 5.5 s compiled; docs/gate.md). $AXON_REFERENCE = "interpreter" or
 // "compiled" forces one path. If the compiled path fails (compiler, load),
 // a warning goes to stderr and the interpreter computes every reference.
 // The interpreter stays the definition: the compiled twin agrees with it
@@ -36,6 +39,9 @@ inline constexpr double kCompiledReferenceSeconds = 1.0;
 /// contraction FLOP and 100 ns per element of any other op (the estimate
 /// optimize.cpp uses for its re-check).
 double interpreter_seconds_estimate(const ir::Graph& g);
+
+/// Whether the compiled twin computes g's references (the switch above).
+bool compiled_reference_preferred(const ir::Graph& g);
 
 /// A compiled evaluation of one graph (any graph the printer takes).
 class CompiledGraph {

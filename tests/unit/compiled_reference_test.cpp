@@ -283,17 +283,27 @@ TEST(compiled_reference, WorkloadCausalAttention) { expect_workload("m6_causal_a
 TEST(compiled_reference, WorkloadRmsnormMatmul) { expect_workload("m1_rmsnorm_matmul"); }
 TEST(compiled_reference, WorkloadGatedMlp) { expect_workload("m3_gated_mlp"); }
 
-// Small graphs keep the interpreter; big ones get the compiled twin.
-TEST(compiled_reference, SwitchBySize) {
-  Graph small = small_workload("m5_attention");
-  frontend::SpecOptions o;
-  Graph big = transforms::run_pipeline(
-      frontend::load_spec(std::string(AXON_SOURCE_DIR) + "/bench/workloads/m5_attention.py", o).graph);
+// Small graphs keep the interpreter, and so do big ones dominated by
+// einsums; big graphs of other ops get the compiled twin.
+TEST(compiled_reference, SwitchBySizeAndKind) {
+  auto full = [](const std::string& name) {
+    frontend::SpecOptions o;
+    return transforms::run_pipeline(
+        frontend::load_spec(std::string(AXON_SOURCE_DIR) + "/bench/workloads/" + name + ".py", o).graph);
+  };
+  Graph small = small_workload("m5_attention"), attention = full("m5_attention"), gelu = full("s5_gelu");
+  Graph matmul = full("m1_rmsnorm_matmul");
   EXPECT_LT(runtime::interpreter_seconds_estimate(small), runtime::kCompiledReferenceSeconds);
-  EXPECT_GT(runtime::interpreter_seconds_estimate(big), runtime::kCompiledReferenceSeconds);
+  EXPECT_GT(runtime::interpreter_seconds_estimate(attention), runtime::kCompiledReferenceSeconds);
+  EXPECT_GT(runtime::interpreter_seconds_estimate(matmul), runtime::kCompiledReferenceSeconds);
+  EXPECT_FALSE(runtime::compiled_reference_preferred(small));
+  EXPECT_TRUE(runtime::compiled_reference_preferred(attention));
+  EXPECT_TRUE(runtime::compiled_reference_preferred(gelu));
+  EXPECT_FALSE(runtime::compiled_reference_preferred(matmul));
   if (runtime::reference_path_setting() != "auto") GTEST_SKIP() << "AXON_REFERENCE is set";
   EXPECT_EQ(runtime::ReferenceEvaluator(small).path(), runtime::ReferenceEvaluator::Path::Interpreter);
-  EXPECT_EQ(runtime::ReferenceEvaluator(big).path(), runtime::ReferenceEvaluator::Path::Compiled);
+  EXPECT_EQ(runtime::ReferenceEvaluator(attention).path(), runtime::ReferenceEvaluator::Path::Compiled);
+  EXPECT_EQ(runtime::ReferenceEvaluator(matmul).path(), runtime::ReferenceEvaluator::Path::Interpreter);
 }
 
 // A compiled path that cannot build falls back to the interpreter.
