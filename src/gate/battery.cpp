@@ -211,18 +211,20 @@ void fill_reference_outputs(const ir::Graph& g, Battery& b, References& refs) {
   }
 }
 
-References::References(const ir::Graph& g, const Battery& b) : g_(g), b_(b), entries_(b.sets.size()) {}
+References::References(const ir::Graph& g, const Battery& b) : g_(g), b_(b), entries_(b.sets.size()), eval_(g) {}
 
 void References::ensure(int set) {
   Entry& e = entries_.at(static_cast<size_t>(set));
   std::call_once(e.once, [&] {
-    verify::ReferenceWithBounds r = verify::reference_with_bounds(g_, b_.sets[static_cast<size_t>(set)].inputs);
+    verify::ReferenceWithBounds r = eval_.evaluate(b_.sets[static_cast<size_t>(set)].inputs);
     e.ref = std::move(r.reference);
     e.bound = std::move(r.bounds);
   });
 }
 
 void References::compute(const std::vector<int>& which, int threads) {
+  // The compiled reference runs each set on all cores itself.
+  if (compiled()) threads = 1;
   threads = std::max(1, std::min<int>(threads, static_cast<int>(which.size())));
   std::atomic<size_t> next{0};
   std::mutex mu;

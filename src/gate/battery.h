@@ -45,6 +45,7 @@
 
 #include "gate/gate.h"
 #include "gate/protocol.h"
+#include "runtime/compiled_reference.h"
 #include "verify/inputs.h"
 #include "verify/interpreter.h"
 
@@ -102,6 +103,9 @@ class References {
   void stop() { stopped_ = true; }
   const std::vector<ir::Tensor>& reference(int set);
   const std::vector<ir::Tensor>& bounds(int set);
+  /// Whether the references come from the compiled float64 twin
+  /// (runtime/compiled_reference.h) rather than the interpreter.
+  bool compiled() const { return eval_.path() == runtime::ReferenceEvaluator::Path::Compiled; }
 
  private:
   struct Entry {
@@ -112,6 +116,7 @@ class References {
   const ir::Graph& g_;
   const Battery& b_;
   std::vector<Entry> entries_;
+  runtime::ReferenceEvaluator eval_;
   std::atomic<bool> stopped_{false};
 };
 

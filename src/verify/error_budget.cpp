@@ -342,10 +342,12 @@ std::vector<Tensor> error_bounds(const Graph& g, const std::vector<Tensor>& inpu
   return evaluate_bound_graph(error_bound_graph(g), inputs);
 }
 
-ReferenceWithBounds reference_with_bounds(const Graph& g, const std::vector<Tensor>& inputs) {
-  std::vector<Tensor> all = evaluate_bound_graph(BoundBuilder(g, /*with_values=*/true).build(), inputs);
+Graph reference_with_bounds_graph(const Graph& g) { return BoundBuilder(g, /*with_values=*/true).build(); }
+
+ReferenceWithBounds split_reference_with_bounds(const Graph& g, std::vector<Tensor> all) {
   ReferenceWithBounds r;
   const size_t n = g.outputs.size();
+  AXON_CHECK(all.size() == 2 * n) << "reference_with_bounds_graph has " << 2 * n << " outputs, got " << all.size();
   for (size_t j = 0; j < n; ++j) {
     r.bounds.push_back(std::move(all[j]));
     Tensor v = std::move(all[n + j]);
@@ -353,6 +355,10 @@ ReferenceWithBounds reference_with_bounds(const Graph& g, const std::vector<Tens
     r.reference.push_back(std::move(v));
   }
   return r;
+}
+
+ReferenceWithBounds reference_with_bounds(const Graph& g, const std::vector<Tensor>& inputs) {
+  return split_reference_with_bounds(g, evaluate_bound_graph(reference_with_bounds_graph(g), inputs));
 }
 
 double element_budget(double bound) { return 2 * bound + std::ldexp(1.0, -126); }

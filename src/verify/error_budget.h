@@ -49,6 +49,16 @@ struct ReferenceWithBounds {
 };
 ReferenceWithBounds reference_with_bounds(const ir::Graph& g, const std::vector<ir::Tensor>& inputs);
 
+/// The graph reference_with_bounds evaluates: params as g's with every
+/// non-bool dtype made f64; outputs the bounds of g's outputs, then their
+/// values carried in f64 (bools as bool). A compiled evaluation of it
+/// (runtime/compiled_reference.h) splits its results with the next function.
+ir::Graph reference_with_bounds_graph(const ir::Graph& g);
+
+/// Splits the outputs of reference_with_bounds_graph(g) (`all`, as interpret
+/// returns them) into references typed as g's outputs and their bounds.
+ReferenceWithBounds split_reference_with_bounds(const ir::Graph& g, std::vector<ir::Tensor> all);
+
 /// The graph that computes those bounds (its outputs are E per output of g);
 /// exposed so that tests and `axon explain` can show it.
 ir::Graph error_bound_graph(const ir::Graph& g);

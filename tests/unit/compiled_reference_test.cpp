@@ -1,0 +1,327 @@
+// The compiled float64 reference (runtime/compiled_reference.h) against its
+// definition, the interpreter: the float64 twin of a graph, compiled and run,
+// equals verify::interpret exactly where no sum is reordered (elementwise
+// ops, casts, max/min, layout ops) and within 1e-12 relative to the sum of
+// the terms' magnitudes where one is (sums, einsums), on every op class and
+// on four workloads of bench/workloads at reduced sizes.
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include "frontend/spec.h"
+#include "ir/graph.h"
+#include "runtime/compiled_reference.h"
+#include "transforms/pipeline.h"
+#include "verify/error_budget.h"
+#include "verify/float64_twin.h"
+#include "verify/inputs.h"
+#include "verify/interpreter.h"
+
+using namespace axon;
+using namespace axon::ir;
+
+namespace {
+
+// OpenMP kernels pull in libgomp; keep it loaded for the whole process.
+const bool kGompPinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NODELETE) != nullptr;
+
+// Values exactly representable in `d`, drawn from `lo`..`hi`.
+Tensor uniform(const Type& t, double lo, double hi, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  Tensor x{t, std::vector<double>(static_cast<size_t>(t.numel()))};
+  for (double& v : x.data) v = t.dtype == DType::F32 ? static_cast<float>(u(rng)) : u(rng);
+  return x;
+}
+
+std::vector<Tensor> compiled_twin(const Graph& g, const std::vector<Tensor>& inputs) {
+  runtime::CompiledGraph c(verify::float64_twin(g));
+  return c.run(inputs);
+}
+
+// Bit-equal, NaN for NaN.
+void expect_exact(const std::vector<Tensor>& got, const std::vector<Tensor>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t o = 0; o < got.size(); ++o) {
+    ASSERT_EQ(got[o].data.size(), want[o].data.size()) << what << " output " << o;
+    int64_t bad = 0;
+    for (size_t i = 0; i < got[o].data.size(); ++i) {
+      double a = got[o].data[i], b = want[o].data[i];
+      if (!(a == b || (std::isnan(a) && std::isnan(b)))) {
+        if (bad++ < 3) ADD_FAILURE() << what << " output " << o << " [" << i << "]: " << a << " vs " << b;
+      }
+    }
+    EXPECT_EQ(bad, 0) << what << " output " << o;
+  }
+}
+
+// |got - want| <= 1e-12 * scale per element (scale: the sum of the terms'
+// magnitudes, or the value's own where larger).
+void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
+                  const std::vector<Tensor>& scale, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t o = 0; o < got.size(); ++o) {
+    ASSERT_EQ(got[o].data.size(), want[o].data.size()) << what << " output " << o;
+    int64_t bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < got[o].data.size(); ++i) {
+      double a = got[o].data[i], b = want[o].data[i];
+      if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) {
+        if (!(a == b || (std::isnan(a) && std::isnan(b))) && bad++ < 3)
+          ADD_FAILURE() << what << " output " << o << " [" << i << "]: " << a << " vs " << b;
+        continue;
+      }
+      double s = std::max(std::fabs(b), scale[o].data[i]);
+      double rel = s > 0 ? std::fabs(a - b) / s : std::fabs(a - b);
+      worst = std::max(worst, rel);
+      if (rel > 1e-12 && bad++ < 3)
+        ADD_FAILURE() << what << " output " << o << " [" << i << "]: " << a << " vs " << b << " scale " << s;
+    }
+    EXPECT_EQ(bad, 0) << what << " output " << o << ", worst relative difference " << worst;
+    std::printf("%s output %zu: worst |compiled - interpreted| / scale = %.3g\n", what.c_str(), o, worst);
+  }
+}
+
+std::vector<Tensor> absolute(std::vector<Tensor> xs) {
+  for (Tensor& t : xs)
+    for (double& v : t.data) v = std::fabs(v);
+  return xs;
+}
+
+}  // namespace
+
+TEST(compiled_reference, TwinTypes) {
+  Graph g;
+  g.params = {{"a", {DType::F16, {4}}}, {"n", {DType::I32, {4}}}, {"b", {DType::BF16, {4}}}};
+  NodeId a = param(g, 0), n = param(g, 1), b = param(g, 2);
+  NodeId s = binary(g, Op::Add, cast(g, a, DType::F32), cast(g, b, DType::F32));
+  g.outputs = {cast(g, s, DType::BF16), binary(g, Op::Add, n, n), binary(g, Op::Lt, a, a), cast(g, s, DType::F64)};
+  Graph t = verify::float64_twin(g);
+  EXPECT_EQ(t.entry, g.entry + "_f64");
+  EXPECT_EQ(t.params[0].type.dtype, DType::F64);
+  EXPECT_EQ(t.params[1].type.dtype, DType::I32);
+  EXPECT_EQ(t.params[2].type.dtype, DType::F64);
+  EXPECT_EQ(t[t.outputs[0]].type.dtype, DType::F64);
+  EXPECT_EQ(t[t.outputs[1]].type.dtype, DType::I32);
+  EXPECT_EQ(t[t.outputs[2]].type.dtype, DType::Bool);
+  EXPECT_EQ(t[t.outputs[3]].type.dtype, DType::F64);
+  // The cast to bf16 survives as a rounding cast followed by a cast back.
+  const Node& back = t[t.outputs[0]];
+  ASSERT_EQ(back.op, Op::Cast);
+  EXPECT_EQ(t[back.args[0]].type.dtype, DType::BF16);
+  // The casts to f32 (the original's compute type) become casts to f32 and back too.
+  int f32_casts = 0;
+  for (const Node& x : t.nodes()) f32_casts += x.op == Op::Cast && x.type.dtype == DType::F32;
+  EXPECT_EQ(f32_casts, 2);
+}
+
+TEST(compiled_reference, Elementwise) {
+  ASSERT_TRUE(kGompPinned);
+  Graph g;
+  const Shape s = {37, 29};
+  g.params = {{"a", {DType::F32, s}}, {"b", {DType::F32, s}}};
+  NodeId a = param(g, 0), b = param(g, 1);  // a in [-3, 3], b in [0.5, 4]
+  auto un = [&](Op op, NodeId x) { return unary(g, op, x); };
+  auto bin = [&](Op op, NodeId x, NodeId y) { return binary(g, op, x, y); };
+  NodeId c = broadcast(g, reshape(g, constant(g, 0.1, DType::F32), {1, 1}), s);
+  g.outputs = {bin(Op::Add, a, b), bin(Op::Sub, a, b), bin(Op::Mul, a, b), bin(Op::Div, a, b),
+               un(Op::Neg, a), un(Op::Abs, a), un(Op::Exp, a), un(Op::Log, b), un(Op::Sqrt, b),
+               un(Op::Tanh, a), un(Op::Sin, a), un(Op::Cos, a), un(Op::Floor, a), bin(Op::Pow, b, a),
+               bin(Op::Maximum, a, b), bin(Op::Minimum, a, b), bin(Op::Mul, c, a),
+               select(g, bin(Op::Lt, a, un(Op::Neg, b)), un(Op::Exp, bin(Op::Mul, a, b)), un(Op::Tanh, b)),
+               bin(Op::And, bin(Op::Ge, a, b), un(Op::Not, bin(Op::Eq, a, b))),
+               bin(Op::Or, bin(Op::Le, a, b), bin(Op::Ne, a, b)), bin(Op::Gt, a, b)};
+  std::vector<Tensor> in = {uniform({DType::F32, s}, -3, 3, 1), uniform({DType::F32, s}, 0.5, 4, 2)};
+  expect_exact(compiled_twin(g, in), verify::interpret(g, in), "elementwise");
+}
+
+TEST(compiled_reference, Casts) {
+  ASSERT_TRUE(kGompPinned);
+  Graph g;
+  g.params = {{"x", {DType::F64, {8}}}, {"a", {DType::F32, {8}}}};
+  NodeId x = param(g, 0), a = param(g, 1);
+  NodeId p = binary(g, Op::Mul, a, a);
+  g.outputs = {cast(g, x, DType::F16), cast(g, x, DType::BF16), cast(g, x, DType::F32), cast(g, x, DType::I32),
+               cast(g, x, DType::Bool), cast(g, p, DType::F16), cast(g, p, DType::BF16), cast(g, p, DType::I32),
+               cast(g, cast(g, p, DType::F64), DType::F32)};
+  // 1 + 2^-11 + 2^-40 lies just above the midpoint of two f16 values: one
+  // rounding gives 1 + 2^-10, rounding through float first would give 1.
+  std::vector<Tensor> in = {
+      Tensor{{DType::F64, {8}}, {1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), 0.1, -2.75, 65519.9, 1e-9, -0.0, 3.999999, 1e6}},
+      uniform({DType::F32, {8}}, -300, 300, 3)};
+  std::vector<Tensor> got = compiled_twin(g, in), want = verify::interpret(g, in);
+  expect_exact(got, want, "casts");
+  EXPECT_EQ(want[0].data[0], 1 + std::ldexp(1.0, -10));
+}
+
+// A cast's rounding is kept: the rounding error of a cast, which a twin that
+// dropped the cast would compute as 0.
+TEST(compiled_reference, CastRoundingIsKept) {
+  ASSERT_TRUE(kGompPinned);
+  Graph g;
+  g.params = {{"x", {DType::F64, {3}}}, {"a", {DType::F32, {3}}}, {"b", {DType::F32, {3}}}};
+  NodeId x = param(g, 0);
+  NodeId p = binary(g, Op::Mul, param(g, 1), param(g, 2));  // f32 in the graph, exact in f64
+  g.outputs = {binary(g, Op::Sub, cast(g, cast(g, x, DType::F32), DType::F64), x),
+               binary(g, Op::Sub, cast(g, cast(g, p, DType::F16), DType::F32), p)};
+  std::vector<Tensor> in = {Tensor{{DType::F64, {3}}, {0.1, 1.0 / 3, 2.0 / 3}},
+                            Tensor{{DType::F32, {3}}, {1.1f, 1.3f, 3.7f}},
+                            Tensor{{DType::F32, {3}}, {1.7f, 2.9f, 0.3f}}};
+  std::vector<Tensor> got = compiled_twin(g, in), want = verify::interpret(g, in);
+  expect_exact(got, want, "cast rounding");
+  for (int o = 0; o < 2; ++o)
+    for (size_t i = 0; i < got[o].data.size(); ++i) EXPECT_NE(got[o].data[i], 0) << "output " << o << " [" << i << "] " << want[o].data[i];
+  EXPECT_EQ(got[0].data[0], static_cast<double>(0.1f) - 0.1);
+}
+
+TEST(compiled_reference, Reductions) {
+  ASSERT_TRUE(kGompPinned);
+  Graph g;
+  const Shape s = {6, 70, 50};
+  g.params = {{"a", {DType::F32, s}}};
+  NodeId a = param(g, 0);
+  g.outputs = {reduce(g, Op::ReduceSum, a, {0}), reduce(g, Op::ReduceSum, a, {1, 2}),
+               reduce(g, Op::ReduceSum, a, {0, 1, 2}), reduce(g, Op::ReduceSum, a, {2})};
+  Graph m;
+  m.params = g.params;
+  NodeId b = param(m, 0);
+  m.outputs = {reduce(m, Op::ReduceMax, b, {1}), reduce(m, Op::ReduceMax, b, {0, 2}),
+               reduce(m, Op::ReduceMin, b, {2}), reduce(m, Op::ReduceMin, b, {0, 1})};
+  std::vector<Tensor> in = {uniform({DType::F32, s}, -1, 1, 4)};
+  // The sums are linear in a: the sums of |terms| are the same sums of |a|.
+  expect_close(compiled_twin(g, in), verify::interpret(g, in), verify::interpret(g, absolute(in)), "sums");
+  expect_exact(compiled_twin(m, in), verify::interpret(m, in), "max and min");
+}
+
+TEST(compiled_reference, Einsum) {
+  ASSERT_TRUE(kGompPinned);
+  Graph g;
+  g.params = {{"a", {DType::F32, {3, 20, 3000}}}, {"b", {DType::F32, {3, 3000, 10}}}, {"c", {DType::F32, {20, 3000}}}};
+  NodeId a = param(g, 0), b = param(g, 1), c = param(g, 2);
+  g.outputs = {einsum(g, "bij,bjk->bik", a, b), einsum(g, "ij,ij->", c, c), einsum(g, "bij,ij->bi", a, c)};
+  std::vector<Tensor> in = {uniform(g.params[0].type, -1, 1, 5), uniform(g.params[1].type, -1, 1, 6),
+                            uniform(g.params[2].type, -1, 1, 7)};
+  expect_close(compiled_twin(g, in), verify::interpret(g, in), verify::interpret(g, absolute(in)), "einsum");
+}
+
+TEST(compiled_reference, LayoutConcatIota) {
+  ASSERT_TRUE(kGompPinned);
+  Graph g;
+  g.params = {{"a", {DType::F32, {5, 7}}}, {"n", {DType::I32, {5, 7}}}};
+  NodeId a = param(g, 0), n = param(g, 1);
+  NodeId io = iota(g, {5, 7}, 1, DType::F32);
+  g.outputs = {transpose(g, a, {1, 0}), slice(g, a, {4, 6}, {-1, -3}, {5, 3}), reshape(g, a, {7, 5}),
+               broadcast(g, reshape(g, reduce(g, Op::ReduceMax, a, {1}), {5, 1}), {5, 7}),
+               concat(g, {a, io, transpose(g, reshape(g, a, {7, 5}), {1, 0})}, 0), concat(g, {n, n}, 1),
+               binary(g, Op::Mul, io, a), iota(g, {3, 4}, 0, DType::I32),
+               binary(g, Op::Add, cast(g, n, DType::F32), a)};
+  std::vector<Tensor> in = {uniform(g.params[0].type, -5, 5, 8), Tensor{g.params[1].type, {}}};
+  for (int i = 0; i < 35; ++i) in[1].data.push_back(i * 7 % 11 - 5);
+  expect_exact(compiled_twin(g, in), verify::interpret(g, in), "layout");
+}
+
+namespace {
+
+// A workload of bench/workloads with every size in its annotations reduced.
+Graph small_workload(const std::string& name) {
+  std::ifstream f(std::string(AXON_SOURCE_DIR) + "/bench/workloads/" + name + ".py");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string src = ss.str();
+  const std::map<std::string, std::string> smaller = {{"16", "2"},   {"64", "16"},   {"256", "8"},
+                                                       {"1024", "40"}, {"2816", "56"}, {"4096", "96"}};
+  std::regex annotation("\"f32\\[([0-9, ]+)\\]\"");
+  std::string out;
+  auto it = std::sregex_iterator(src.begin(), src.end(), annotation);
+  size_t last = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    out += src.substr(last, static_cast<size_t>(it->position()) - last);
+    std::string dims = (*it)[1], shrunk;
+    std::stringstream ds(dims);
+    for (std::string d; std::getline(ds, d, ',');) {
+      d.erase(0, d.find_first_not_of(' '));
+      shrunk += (shrunk.empty() ? "" : ", ") + (smaller.count(d) ? smaller.at(d) : d);
+    }
+    out += "\"f32[" + shrunk + "]\"";
+    last = static_cast<size_t>(it->position() + it->length());
+  }
+  out += src.substr(last);
+  frontend::SpecOptions o;
+  return transforms::run_pipeline(frontend::parse_spec(name + ".py", out, o).graph);
+}
+
+void expect_workload(const std::string& name) {
+  Graph g = small_workload(name);
+  runtime::ReferenceEvaluator compiled(g, runtime::ReferenceEvaluator::Path::Compiled);
+  for (uint64_t seed : {1, 2}) {
+    std::vector<Tensor> in = verify::random_inputs(g, seed);
+    verify::ReferenceWithBounds want = verify::reference_with_bounds(g, in);
+    verify::ReferenceWithBounds got = compiled.evaluate(in);
+    ASSERT_EQ(compiled.path(), runtime::ReferenceEvaluator::Path::Compiled) << compiled.failure();
+    // The bound E of an f32 output is about u32 * (the sum of its terms'
+    // magnitudes, grown by the summation factor): E / u32 bounds that sum.
+    std::vector<Tensor> scale = want.bounds;
+    for (Tensor& t : scale)
+      for (double& v : t.data) v = v / std::ldexp(1.0, -24);
+    expect_close(got.reference, want.reference, scale, name + " reference");
+    expect_close(got.bounds, want.bounds, want.bounds, name + " bounds");
+  }
+}
+
+}  // namespace
+
+TEST(compiled_reference, WorkloadAttention) { expect_workload("m5_attention"); }
+TEST(compiled_reference, WorkloadCausalAttention) { expect_workload("m6_causal_attention"); }
+TEST(compiled_reference, WorkloadRmsnormMatmul) { expect_workload("m1_rmsnorm_matmul"); }
+TEST(compiled_reference, WorkloadGatedMlp) { expect_workload("m3_gated_mlp"); }
+
+// Small graphs keep the interpreter, and so do big ones dominated by
+// einsums; big graphs of other ops get the compiled twin.
+TEST(compiled_reference, SwitchBySizeAndKind) {
+  auto full = [](const std::string& name) {
+    frontend::SpecOptions o;
+    return transforms::run_pipeline(
+        frontend::load_spec(std::string(AXON_SOURCE_DIR) + "/bench/workloads/" + name + ".py", o).graph);
+  };
+  Graph small = small_workload("m5_attention"), attention = full("m5_attention"), gelu = full("s5_gelu");
+  Graph matmul = full("m1_rmsnorm_matmul");
+  EXPECT_LT(runtime::interpreter_seconds_estimate(small), runtime::kCompiledReferenceSeconds);
+  EXPECT_GT(runtime::interpreter_seconds_estimate(attention), runtime::kCompiledReferenceSeconds);
+  EXPECT_GT(runtime::interpreter_seconds_estimate(matmul), runtime::kCompiledReferenceSeconds);
+  EXPECT_FALSE(runtime::compiled_reference_preferred(small));
+  EXPECT_TRUE(runtime::compiled_reference_preferred(attention));
+  EXPECT_TRUE(runtime::compiled_reference_preferred(gelu));
+  EXPECT_FALSE(runtime::compiled_reference_preferred(matmul));
+  if (runtime::reference_path_setting() != "auto") GTEST_SKIP() << "AXON_REFERENCE is set";
+  EXPECT_EQ(runtime::ReferenceEvaluator(small).path(), runtime::ReferenceEvaluator::Path::Interpreter);
+  EXPECT_EQ(runtime::ReferenceEvaluator(attention).path(), runtime::ReferenceEvaluator::Path::Compiled);
+  EXPECT_EQ(runtime::ReferenceEvaluator(matmul).path(), runtime::ReferenceEvaluator::Path::Interpreter);
+}
+
+// A compiled path that cannot build falls back to the interpreter.
+TEST(compiled_reference, FallsBackToTheInterpreter) {
+  Graph g = small_workload("m1_rmsnorm_matmul");
+  const char* old = std::getenv("AXON_CACHE_DIR");
+  std::string saved = old ? old : "";
+  setenv("AXON_CACHE_DIR", "/proc/axon-no-such-folder/cache", 1);
+  runtime::ReferenceEvaluator e(g, runtime::ReferenceEvaluator::Path::Compiled);
+  std::vector<Tensor> in = verify::random_inputs(g, 3);
+  testing::internal::CaptureStderr();
+  verify::ReferenceWithBounds got = e.evaluate(in);
+  std::string err = testing::internal::GetCapturedStderr();
+  if (old) setenv("AXON_CACHE_DIR", saved.c_str(), 1); else unsetenv("AXON_CACHE_DIR");
+  EXPECT_EQ(e.path(), runtime::ReferenceEvaluator::Path::Interpreter);
+  EXPECT_NE(e.failure(), "");
+  EXPECT_NE(err.find("warning"), std::string::npos) << err;
+  verify::ReferenceWithBounds want = verify::reference_with_bounds(g, in);
+  expect_exact(got.reference, want.reference, "fallback reference");
+  expect_exact(got.bounds, want.bounds, "fallback bounds");
+}
