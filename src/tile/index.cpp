@@ -220,6 +220,16 @@ Index simplify(const Index& e, const std::map<std::string, Interval>& ranges) {
   }
 }
 
+Index flat_index(const std::vector<int64_t>& shape, const std::vector<Index>& idx) {
+  Index off;
+  int64_t stride = 1;
+  for (size_t d = idx.size(); d-- > 0;) {
+    off = idx[d] * Index(stride) + off;
+    stride *= d < shape.size() ? shape[d] : 1;
+  }
+  return off;
+}
+
 std::optional<Affine> as_affine(const Index& e) {
   switch (e.kind()) {
     case IndexKind::Const: return Affine{e.value(), {}};

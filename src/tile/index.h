@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace axon::tile {
 
@@ -79,6 +80,10 @@ std::optional<Interval> bounds(const Index& e, const std::map<std::string, Inter
 /// in [0, c) become a and 0 (so that a reshape's unflatten-then-flatten of
 /// an index that cannot carry reads as the index itself).
 Index simplify(const Index& e, const std::map<std::string, Interval>& ranges);
+
+/// The row-major flat offset of element `idx` of an array of `shape`:
+/// sum idx[d] * stride[d].
+Index flat_index(const std::vector<int64_t>& shape, const std::vector<Index>& idx);
 
 /// `e` as constant + sum coef * var when it is affine in its variables.
 struct Affine {

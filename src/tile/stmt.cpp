@@ -186,15 +186,18 @@ std::vector<int> written_buffers(const Stmt& s) {
   return {w.begin(), w.end()};
 }
 
-std::string Kernel::fresh_name(const std::string& stem) const {
-  std::set<std::string> used;
-  for (const Buffer& b : buffers) used.insert(b.name);
-  visit(body, [&](const Stmt& s) {
-    if (s.kind() == StmtKind::For) used.insert(s->var);
+NameSource::NameSource(const Kernel& k) {
+  for (const Buffer& b : k.buffers) taken_.insert(b.name);
+  visit(k.body, [&](const Stmt& s) {
+    if (s.kind() == StmtKind::For) taken_.insert(s->var);
   });
-  if (!used.count(stem)) return stem;
-  for (int i = 0;; ++i)
-    if (!used.count(stem + std::to_string(i))) return stem + std::to_string(i);
+}
+
+std::string NameSource::take(const std::string& stem, const std::string& suffix) {
+  for (int i = 0;; ++i) {
+    std::string name = stem + std::to_string(i) + suffix;
+    if (taken_.insert(name).second) return name;
+  }
 }
 
 }  // namespace axon::tile

@@ -75,12 +75,7 @@ class Verifier {
     });
   }
 
-  Index flat(int b, const std::vector<Index>& idx) const {
-    const ir::Shape& sh = k_.buffers[b].shape;
-    Index off;
-    for (size_t d = 0; d < idx.size(); ++d) off = off * Index(sh[d]) + idx[d];
-    return off;
-  }
+  Index flat(int b, const std::vector<Index>& idx) const { return flat_index(k_.buffers[b].shape, idx); }
 
   // A write of `b` at flat offset `off` (+ a tile spanning `span` more
   // elements) inside the loops of loops_.

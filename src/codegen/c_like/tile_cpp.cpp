@@ -235,11 +235,7 @@ class CppPrinter {
     std::vector<int64_t> st = ir::row_major_strides(buf.shape);
     bool any_min = false;
     for (const Index& i : idx) any_min |= has_min(i);
-    if (any_min) {
-      Index off;
-      for (size_t d = 0; d < idx.size(); ++d) off = off + idx[d] * Index(st[d]);
-      return names_[b] + "[" + c_text(off) + "]";
-    }
+    if (any_min) return names_[b] + "[" + c_text(flat_index(buf.shape, idx)) + "]";
     CIndex off;
     for (size_t d = 0; d < idx.size(); ++d) off = off + to_cindex(idx[d]) * CIndex(st[d]);
     return names_[b] + "[" + off.str() + "]";
@@ -325,9 +321,7 @@ class CppPrinter {
   // The coefficient of `var` in the flat offset of buffer b at idx: 0 or 1
   // are the forms the vector body takes (a broadcast, a unit-stride access).
   int64_t lane_stride(int b, const std::vector<Index>& idx, const std::string& var) const {
-    std::vector<int64_t> st = ir::row_major_strides(k_.buffers[b].shape);
-    Index off;
-    for (size_t d = 0; d < idx.size(); ++d) off = off + idx[d] * Index(st[d]);
+    const Index off = flat_index(k_.buffers[b].shape, idx);
     if (!off.uses(var)) return 0;
     std::optional<Affine> a = as_affine(off);
     if (!a) throw NotVectorizable{"a non-affine index of " + k_.buffers[b].name};

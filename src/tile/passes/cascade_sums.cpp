@@ -33,7 +33,7 @@ std::optional<Nest> match(const Stmt& s) {
 
 class Cascader {
  public:
-  explicit Cascader(Kernel* k) : k_(*k) {}
+  explicit Cascader(Kernel* k) : k_(*k), names_(*k) {}
 
   // Sum over the nest's points into (buffer, idx), every accumulator
   // receiving at most kCascadeBlock terms. `subst` maps the nest's
@@ -68,12 +68,12 @@ class Cascader {
   // for v in [0, n): iteration(target, v), with blocks of kCascadeBlock
   // summed into partials when n is longer than a block.
   Stmt blocked(int tb, const std::vector<Index>& tidx, int64_t n, const Iteration& iteration) {
-    const std::string v = fresh("r");
+    const std::string v = names_.take("r");
     if (n <= kCascadeBlock) return Stmt::loop(v, Index(n), LoopKind::Serial, iteration(tb, tidx, Index::var(v)));
     const int64_t q = n / kCascadeBlock, t = n % kCascadeBlock;
     auto block = [&](int b, const std::vector<Index>& bidx, const Index& base, int64_t len) {
       int p = partial(b);
-      const std::string vi = fresh("r");
+      const std::string vi = names_.take("r");
       return Stmt::seq({Stmt::alloc(p), Stmt::store(p, {}, zero(b)),
                         Stmt::loop(vi, Index(len), LoopKind::Serial, iteration(p, {}, base + Index::var(vi))),
                         Stmt::accumulate(b, bidx, ir::Combine::Sum, Value::load(p, {}, k_.buffers[p].dtype))});
@@ -96,31 +96,14 @@ class Cascader {
 
   int partial(int like) {
     Buffer b;
-    b.name = fresh("acc");
+    b.name = names_.take("acc", "_0");
     b.dtype = k_.buffers[like].dtype;
     b.scope = Scope::Register;
-    taken_.insert(b.name);
     return k_.add_buffer(b);
   }
   Value zero(int like) const { return Value::constant(0.0, k_.buffers[like].dtype); }
-  std::string fresh(const std::string& stem) {
-    if (taken_.empty()) {
-      for (const Buffer& b : k_.buffers) taken_.insert(b.name);
-      visit(k_.body, [&](const Stmt& s) {
-        if (s.kind() == StmtKind::For) taken_.insert(s->var);
-      });
-    }
-    for (int i = 0;; ++i) {
-      std::string name = stem + std::to_string(i) + (stem == "acc" ? "_0" : "");
-      if (!taken_.count(name)) {
-        taken_.insert(name);
-        return name;
-      }
-    }
-  }
-
   Kernel& k_;
-  std::set<std::string> taken_;
+  NameSource names_;
 };
 
 Stmt cascade(const Stmt& s, Cascader& c) {

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "tile/passes/mark_loops.h"
+#include "tile/passes/loop_access.h"
 
 namespace axon::tile {
 
@@ -131,27 +131,6 @@ Stmt replace_in(const Stmt& s, int t, const Producer& p) {
   });
 }
 
-// The buffers a statement reads or writes.
-std::set<int> touched(const Stmt& s) {
-  std::set<int> b;
-  visit(s, [&](const Stmt& x) {
-    auto loads = [&](const Value& v) {
-      if (v.defined()) v.visit_loads([&](const Value& l) { b.insert(l.buffer()); });
-    };
-    loads(x->value);
-    loads(x->alpha);
-    if (x.kind() == StmtKind::Store || x.kind() == StmtKind::Accumulate || x.kind() == StmtKind::Rescale ||
-        x.kind() == StmtKind::Prefetch)
-      b.insert(x->buffer);
-    if (x.kind() == StmtKind::Matmul || x.kind() == StmtKind::Copy) {
-      b.insert(x->a.buffer);
-      b.insert(x->c.buffer);
-      if (x.kind() == StmtKind::Matmul) b.insert(x->b.buffer);
-    }
-  });
-  return b;
-}
-
 // Drops the top-level Frees and puts each after its buffer's last use.
 std::vector<Stmt> place_frees(const Kernel& k, std::vector<Stmt> top) {
   std::vector<Stmt> body;
@@ -159,7 +138,7 @@ std::vector<Stmt> place_frees(const Kernel& k, std::vector<Stmt> top) {
     if (s.kind() != StmtKind::Free) body.push_back(std::move(s));
   std::map<int, size_t> last;
   for (size_t i = 0; i < body.size(); ++i)
-    for (int b : touched(body[i])) last[b] = i;
+    for (const Access& a : accesses(body[i])) last[a.buffer] = i;
   std::vector<Stmt> out;
   std::set<int> allocated;
   for (size_t i = 0; i < body.size(); ++i) {

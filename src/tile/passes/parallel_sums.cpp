@@ -37,7 +37,7 @@ int sole_sum_target(const Kernel& k, const Stmt& loop) {
 
 class Splitter {
  public:
-  Splitter(Kernel* k, int threads) : k_(*k), threads_(threads) {}
+  Splitter(Kernel* k, int threads) : k_(*k), threads_(threads), names_(*k) {}
 
   Stmt run(const Stmt& s) {
     if (s.kind() == StmtKind::For) {
@@ -60,13 +60,13 @@ class Splitter {
     const int64_t n = loop->extent.value();
     const ir::DType d = k_.buffers[acc].dtype;
     Buffer parts;
-    parts.name = fresh_buffer("t");
+    parts.name = names_.take("t", "_1");
     parts.dtype = d;
     parts.shape = {n};
     parts.scope = Scope::Memory;
     const int pb = k_.add_buffer(parts);
     Buffer p;
-    p.name = fresh_buffer("acc");
+    p.name = names_.take("acc", "_1");
     p.dtype = d;
     p.scope = Scope::Register;
     const int pr = k_.add_buffer(p);
@@ -84,17 +84,9 @@ class Splitter {
     return Stmt::seq({Stmt::alloc(pb), par, fold});
   }
 
-  std::string fresh_buffer(const std::string& stem) {
-    std::set<std::string> used;
-    for (const Buffer& b : k_.buffers) used.insert(b.name);
-    for (int i = 0;; ++i) {
-      std::string name = stem + std::to_string(i) + (stem == "acc" ? "_1" : "_1");
-      if (!used.count(name)) return name;
-    }
-  }
-
   Kernel& k_;
   int threads_;
+  NameSource names_;
 };
 
 }  // namespace
