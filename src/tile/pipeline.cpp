@@ -70,13 +70,7 @@ std::vector<Stage> run_pipeline(const ir::Graph& g, const std::vector<Pass>& pas
 }
 
 Kernel lower_with(const ir::Graph& g, const std::vector<Pass>& passes, const std::string& name) {
-  Kernel k = lower_graph(g, name);
-  check(k, "lower");
-  for (const Pass& p : passes) {
-    k = p.run(k);
-    check(k, p.name);
-  }
-  return k;
+  return std::move(run_pipeline(g, passes, name).back().kernel);
 }
 
 }  // namespace axon::tile
