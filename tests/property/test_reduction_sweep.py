@@ -192,14 +192,6 @@ def test_naive_kernel_within_budget(case, tmp_path, record_property):
         assert worst > 0, (case, report["checks"])
 
 
-def _known_row_kernel_chain(rejected):
-    """The finding pinned by test_row_kernel_vec_axis_0_sums_in_budget: a
-    row kernel vectorized over axis 0 (`k0.vec_axis` 0) over budget."""
-    sched = rejected["schedule"]
-    return (sched.get("k0.vec_axis") == 0 and "k0.row_group" in sched
-            and "over its error budget" in rejected["error"])
-
-
 @pytest.mark.parametrize("case", OPTIMIZED)
 def test_optimized_kernels_within_budget(case, tmp_path, record_property):
     c = BY_NAME[case]
@@ -209,17 +201,14 @@ def test_optimized_kernels_within_budget(case, tmp_path, record_property):
     r = json.loads((folder / "opt" / "report.json").read_text())
     s, v = r["search"], r["verification"]
     worst = v["max_error_over_budget"]
-    known = [x for x in s["rejected"] if _known_row_kernel_chain(x)]
     record_property("max_error_over_budget", worst)
     conftest.report(f"reduction sweep  optimized  {case:24s} {worst:.3g} of the budget "
                     f"({s['verified']} of {s['compiled']} candidates verified, winner {r['variant']} "
-                    f"{json.dumps(r['schedule'], sort_keys=True)})"
-                    + "".join(f"; rejected {json.dumps(x['schedule'], sort_keys=True)}: {x['error']}" for x in known))
+                    f"{json.dumps(r['schedule'], sort_keys=True)})")
     assert v["naive_within_budget"], (case, v)
     assert s["candidates"] >= 1 and s["verified"] >= 1, (case, s)
-    # Every compiled candidate passes its check, but for the known finding.
-    assert (s["verified"] < s["compiled"]) == bool(s["rejected"]), (case, s)
-    assert [x for x in s["rejected"] if not _known_row_kernel_chain(x)] == [], (case, s["rejected"], r["warnings"])
+    # Every compiled candidate passes its check.
+    assert s["verified"] == s["compiled"] and not s["rejected"], (case, s["rejected"], r["warnings"])
     assert math.isfinite(worst) and worst <= 1.0, (case, worst)
 
 
@@ -227,20 +216,28 @@ ROW_KERNEL_VEC_AXIS_0 = {"k0.row_block": 0, "k0.row_group": 1, "k0.stream_prefet
                          "k0.unroll": 1, "k0.vec_axis": 0}
 
 
-@pytest.mark.xfail(strict=True, reason="the row kernel with k0.vec_axis 0 sums a whole array of 2^22 in too long a "
-                                       "chain: 10.4 of its budget (axon optimize rejects it; axon compile emits it)")
-def test_row_kernel_vec_axis_0_sums_in_budget(tmp_path):
+@pytest.mark.parametrize("vec_axis,row_group", [(0, 1), (1, 1), (0, 4), (1, 4)])
+def test_row_kernel_sums_in_budget(vec_axis, row_group, tmp_path):
+    """A row kernel's sums are blocked (docs/error_budget.md): the scalar
+    form (`k0.vec_axis` 0) once added a whole array of 2^22 offset terms in
+    one chain, 10.4 of its budget; the vector form and row groups add each
+    lane's terms in blocks of 64 too. Whole array and rows of 2^20."""
     conftest.require_axon()
-    folder, spec = _spec(BY_NAME["sum-4194304-all"], tmp_path)
-    proc = conftest.run_axon(["compile", spec, "-o", folder / "k", "--schedule", json.dumps(ROW_KERNEL_VEC_AXIS_0)])
+    name = "sum-4194304-all" if row_group == 1 else "sum-4x1048576-ax1"
+    folder, spec = _spec(BY_NAME[name], tmp_path)
+    schedule = dict(ROW_KERNEL_VEC_AXIS_0, **{"k0.vec_axis": vec_axis, "k0.row_group": row_group})
+    proc = conftest.run_axon(["compile", spec, "-o", folder / "k", "--schedule", json.dumps(schedule)])
     assert proc.returncode == conftest.EXIT_OK, conftest.describe(proc)
+    assert "blocks of 64 steps" in (folder / "k" / "kernel.cpp").read_text()
     proc = conftest.run_axon(["verify", spec, folder / "k" / "kernel.cpp", "--no-sanitizer", "--no-time", "--json",
                               "--seed", 1], timeout=600)
     report = json.loads(proc.stdout)
     worst = max(report["max_error_over_budget"].values())
-    conftest.report(f"reduction sweep  schedule   sum-4194304-all vec_axis 0  {worst:.3g} of the budget "
-                    f"(axon verify: {report['verdict']})")
-    assert report["verdict"] == "accept" and worst <= 1.0, (worst, report["reasons"])
+    conftest.report(f"reduction sweep  schedule   {name} vec_axis {vec_axis} row_group {row_group}  "
+                    f"{worst:.3g} of the budget (axon verify: {report['verdict']})")
+    # Blocked, the error is thousands of times below the budget (3e-5 .. 2e-4 of it
+    # measured); one chain of 2^22 scalar terms was at 10.4, of 2^20 at 9.8.
+    assert report["verdict"] == "accept" and worst <= 0.01, (worst, report["reasons"])
 
 
 # --------------------------------------------------------------------------

@@ -111,6 +111,39 @@ TEST(cpu_codegen, oddSizesWithRandomSchedules) {
   }
 }
 
+// Long rows: a sum's chains go in blocks of 64 steps and the blocks' sums
+// up levels of 64 (emit_steps). 8205 = 2 * 64 * 64 + 13 columns: two levels
+// in scalar code and one in vector code, each with a remainder; 266261 =
+// 65 * 64^2 + 21: two levels in vector code too. Scalar and vector code,
+// rows one at a time and in groups, correct, and the sums blocked.
+TEST(cpu_codegen, longRowSumsAreBlockedAndCorrect) {
+  std::mt19937 rng(5);
+  for (int cols : {8205, 266261}) {
+    const std::string src = "import numpy as np\n\ndef f(X: \"f32[3, " + std::to_string(cols) +
+                            "]\"):\n    s = np.sum(X + 3.0, axis=-1, keepdims=True)\n"
+                            "    return X / s, np.sum(X * X, axis=-1), np.max(X, axis=-1)\n";
+    ir::Graph g = parse(src);
+    ASSERT_TRUE(loop::plan_row_kernel(g).ok) << src;
+    for (const auto& t : targets()) {
+      schedule::Space sp = schedule::schedule_space(g, t);
+      for (int64_t vec : {0, 1})
+        for (int64_t group : {1, 2}) {
+          schedule::Schedule s = random_schedule(sp, rng);
+          s["k0.vec_axis"] = vec, s["k0.row_group"] = group, s["k0.tile"] = 0;
+          const std::string what = "f32[3, " + std::to_string(cols) + "] at " + std::to_string(t.isa.vector_bits()) +
+                                   " " + schedule::to_json(s).dump();
+          const std::string text = codegen::emit_cpu(g, s, t).source;
+          EXPECT_NE(text.find("blocks of 64 steps"), std::string::npos) << what;
+          if (cols > 10000 || vec == 0) {
+            EXPECT_NE(text.find(" levels)"), std::string::npos) << what;
+          }
+          EXPECT_LT(text.find("blocks of 64 steps"), text.find("reduce_max")) << "a max is not blocked: " << what;
+          expect_correct(g, s, t, what);
+        }
+    }
+  }
+}
+
 // A NaN anywhere in a row makes its max, min and softmax NaN, wherever the
 // NaN falls: in the four-chain loop, the one-vector loop or the tail (the
 // vector max keeps its accumulator on NaN, so the emitter tracks NaN lanes).

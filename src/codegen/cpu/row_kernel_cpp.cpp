@@ -669,15 +669,86 @@ class Emitter {
       // The chains are one tuple step (chain a takes the vector at c + a w),
       // so that their instructions interleave (kHelpersTuple).
       const std::string t = "acc_t" + sfx_;
-      b << in << "for (; c + " << kAccumulators * w << " <= cols; c += " << kAccumulators * w << ") {\n";
-      b << in << "  " << vtype(vec_, kAccumulators) << " " << t << " = {{";
-      for (int a = 0; a < kAccumulators; ++a) b << (a ? ", " : "") << accumulator(a);
-      b << "}};\n";
-      b << loop_body(red, vec_, in + "  ", t, kAccumulators);
-      for (int a = 0; a < kAccumulators; ++a) b << in << "  " << accumulator(a) << " = " << t << ".v[" << a << "];\n";
-      b << in << "}\n";
+      std::ostringstream body;
+      std::vector<std::string> accs;
+      body << in << "  " << vtype(vec_, kAccumulators) << " " << t << " = {{";
+      for (int a = 0; a < kAccumulators; ++a) body << (a ? ", " : "") << accumulator(a), accs.push_back(accumulator(a));
+      body << "}};\n";
+      body << loop_body(red, vec_, in + "  ", t, kAccumulators);
+      for (int a = 0; a < kAccumulators; ++a) body << in << "  " << accumulator(a) << " = " << t << ".v[" << a << "];\n";
+      emit_steps(red, kAccumulators * w, accs, vec_, body.str(), b, in);
     }
     emit_tail_loops(red, b, in);
+  }
+
+  // `for (; c + step <= cols; c += step) { body }` from c = 0, where `body`
+  // folds one step into each accumulator of `accs` (of flavour f). For a sum
+  // whose chains would run longer than kBlock steps, the steps go in blocks
+  // of kBlock: each block's sums, started from 0, are added into a partial
+  // of level 1 and 0 again; every kBlock blocks the level-1 partials are
+  // added into level 2, and so on, as many levels as cols needs; after the
+  // loop every level is added back into the accumulator. Each value is then
+  // added into at most kBlock others at each level: the error of the sum
+  // grows with the number of levels, log_64 n, not with n
+  // (docs/error_budget.md, "The summation order kernels use").
+  void emit_steps(NodeId red, int64_t step, const std::vector<std::string>& accs, Flavor f, const std::string& body,
+                  std::ostringstream& b, const std::string& in) {
+    const std::string loop = "for (; c + " + std::to_string(step) + " <= cols; c += " + std::to_string(step) + ") {\n";
+    const int64_t steps = k_.cols / step, blocks = steps / kBlock;
+    if (reduction_domain(g_, g_[red]).combine != Combine::Sum || steps <= kBlock) {
+      b << in << loop << body << in << "}\n";
+      return;
+    }
+    int levels = 1;
+    for (int64_t cap = kBlock; cap < blocks; cap *= kBlock) ++levels;
+    const std::string zero = splat(f, combine_identity<VExpr>(Combine::Sum, VExpr{"", Flavor::Scalar}).s);
+    auto partial = [](const std::string& acc, int level) { return acc + "_b" + std::to_string(level); };
+    auto add = [&](const std::string& into, const std::string& x) {
+      return into + " = " + combine_step<VExpr>(Combine::Sum, VExpr{into, f}, VExpr{x, f}).s + ";";
+    };
+    const std::string in2 = in + "  ", in3 = in2 + "  ";
+    b << in << "{  // blocks of " << kBlock << " steps, their sums added in blocks of " << kBlock << " (" << levels
+      << " level" << (levels > 1 ? "s" : "") << ")\n";
+    for (const std::string& a : accs) {
+      b << in2 << vtype(f) << " " << partial(a, 1) << " = " << zero;
+      for (int l = 2; l <= levels; ++l) b << ", " << partial(a, l) << " = " << zero;
+      b << ";\n";
+    }
+    if (levels > 1) b << in2 << "int64_t blocks = 0;\n";
+    b << in2 << "while (c + " << kBlock * step << " <= cols) {\n";
+    b << in3 << "for (const int64_t c_end = c + " << kBlock * step << "; c < c_end; c += " << step << ") {\n"
+      << indent(body, "    ") << in3 << "}\n";
+    for (const std::string& a : accs) b << in3 << add(partial(a, 1), a) << " " << a << " = " << zero << ";\n";
+    std::string in_l = in3;
+    int64_t period = 1;
+    for (int l = 2; l <= levels; ++l) {
+      period *= kBlock;
+      b << in_l << "if (" << (l == 2 ? "++blocks" : "blocks") << " % " << period << " == 0) {\n";
+      for (const std::string& a : accs)
+        b << in_l << "  " << add(partial(a, l), partial(a, l - 1)) << " " << partial(a, l - 1) << " = " << zero << ";\n";
+      in_l += "  ";
+    }
+    for (int l = levels; l >= 2; --l) {
+      in_l.resize(in_l.size() - 2);
+      b << in_l << "}\n";
+    }
+    b << in2 << "}\n";
+    b << in2 << loop << indent(body, "  ") << in2 << "}\n";
+    for (const std::string& a : accs)
+      for (int l = 1; l <= levels; ++l) b << in2 << add(a, partial(a, l)) << "\n";
+    b << in << "}\n";
+  }
+  // `text` with `more` inserted at the start of each line.
+  static std::string indent(const std::string& text, const std::string& more) {
+    std::string out;
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) nl = text.size() - 1;
+      out += more + text.substr(at, nl - at + 1);
+      at = nl + 1;
+    }
+    return out;
   }
 
   // From column c on: the one-vector loop, then the masked (AVX-512) or
@@ -702,7 +773,9 @@ class Emitter {
         return;
       }
     }
-    if (vec_ == Flavor::Scalar || k_.cols % w != 0)
+    if (vec_ == Flavor::Scalar && red >= 0)  // every column, from c = 0
+      emit_steps(red, 1, {"acc_s" + sfx_}, Flavor::Scalar, loop_body(red, Flavor::Scalar, in + "  ", accumulator(0)), b, in);
+    else if (vec_ == Flavor::Scalar || k_.cols % w != 0)
       b << in << "for (; c < cols; ++c) {\n" << loop_body(red, Flavor::Scalar, in + "  ", accumulator(0)) << in << "}\n";
   }
 
@@ -726,6 +799,7 @@ class Emitter {
     }
   }
   static constexpr int kAccumulators = 4;
+  static constexpr int kBlock = 64;  // steps of a sum's chain before its partial moves up a level (emit_steps)
   // The accumulators' suffix for row gi of a group (appended, not "_" + ...:
   // GCC 12 warns -Wrestrict, wrongly, on that concatenation here).
   static std::string row_suffix(int gi) {
@@ -824,15 +898,17 @@ class Emitter {
     }
     const int step = vec_ == Flavor::Scalar ? 1 : chains * w;
     b << in2 << "int64_t c = 0;\n";
-    b << in2 << "for (; c + " << step << " <= cols; c += " << step << ") {\n";
-    b << in2 << "  const int64_t c_ = c;\n";
+    std::ostringstream body;
+    std::vector<std::string> accs;
+    body << in2 << "  const int64_t c_ = c;\n";
     for (int a = 0; a < (vec_ == Flavor::Scalar ? 1 : chains); ++a)
       for (int gi = 0; gi < G; ++gi) {
         sfx_ = row_suffix(gi);
-        b << in2 << "  {\n" << in2 << "    const int64_t r = r0 + " << gi << ", c = c_ + " << a * w << ";\n";
-        b << loop_body(red, vec_, in2 + "    ", accumulator(a)) << in2 << "  }\n";
+        accs.push_back(vec_ == Flavor::Scalar ? "acc_s" + sfx_ : accumulator(a));
+        body << in2 << "  {\n" << in2 << "    const int64_t r = r0 + " << gi << ", c = c_ + " << a * w << ";\n";
+        body << loop_body(red, vec_, in2 + "    ", accumulator(a)) << in2 << "  }\n";
       }
-    b << in2 << "}\n";
+    emit_steps(red, step, accs, vec_, body.str(), b, in2);
     b << in2 << "const int64_t c_end = c;\n";
     for (int gi = 0; gi < G; ++gi) {
       sfx_ = row_suffix(gi);
