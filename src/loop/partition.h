@@ -8,7 +8,7 @@
 ///    chains over its operands are folded into element strides, so a
 ///    transposed K or a reshaped q is never copied;
 ///  - Copy: a Transpose materialised from a buffer, as a strided view of it
-///    (the tiled layout copy of codegen/cpu/copy_cpp.h);
+///    (the tiled layout copy of tile/lower_copy.h);
 ///  - Row: a subgraph in the fused row-kernel form (loop/row_kernel.h);
 ///  - Naive: any other subgraph (one loop nest per node).
 /// Values that cross a stage boundary are materialised as dense row-major

@@ -76,7 +76,7 @@ class Printer {
       case StmtKind::Copy: {
         os_ << pad << "copy " << view_str(k_, n.c) << " = " << view_str(k_, n.a) << " [";
         for (size_t i = 0; i < n.extents.size(); ++i) os_ << (i ? ", " : "") << n.extents[i];
-        os_ << "]\n";
+        os_ << "]" << (n.streaming ? "  (streaming)" : "") << "\n";
         return;
       }
       case StmtKind::Prefetch: os_ << pad << "prefetch " << name(n.buffer) << idx_str(n.idx) << "\n"; return;

@@ -103,12 +103,13 @@ Stmt Stmt::matmul(View c, View a, View b, int64_t m, int64_t nn, int64_t k) {
   return Stmt(std::move(n));
 }
 
-Stmt Stmt::copy(View dst, View src, std::vector<int64_t> extents) {
+Stmt Stmt::copy(View dst, View src, std::vector<int64_t> extents, bool streaming) {
   StmtNode n;
   n.kind = StmtKind::Copy;
   n.c = std::move(dst);
   n.a = std::move(src);
   n.extents = std::move(extents);
+  n.streaming = streaming;
   return Stmt(std::move(n));
 }
 

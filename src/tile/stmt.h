@@ -13,7 +13,8 @@
 ///                                  strided views: transposes and broadcasts
 ///                                  are strides, never copies
 ///   Copy(dst, src, extents)        dst[i...] = src[i...] over strided views
-///                                  (packing)
+///                                  (packing, layout copies); `streaming`:
+///                                  bypass caches
 ///   Prefetch(buf[idx])             a hint; no effect on values
 ///   Alloc(buf) / Free(buf)         a Memory buffer's lifetime; Scratch and
 ///                                  Register buffers are Alloc'ed and live to
@@ -62,7 +63,7 @@ struct StmtNode {
   Value value;
   Value alpha;  // Rescale
   ir::Combine combine = ir::Combine::Sum;
-  bool streaming = false;
+  bool streaming = false;  // Store, Copy
   // Matmul: c += a * b over (m, n, k); Copy: c = a over extents
   View c, a, b;
   int64_t m = 0, n = 0, k = 0;
@@ -85,7 +86,7 @@ class Stmt {
   static Stmt accumulate(int buffer, std::vector<Index> idx, ir::Combine c, Value v);
   static Stmt rescale(int buffer, std::vector<Index> idx, Value alpha, Value v);
   static Stmt matmul(View c, View a, View b, int64_t m, int64_t n, int64_t k);
-  static Stmt copy(View dst, View src, std::vector<int64_t> extents);
+  static Stmt copy(View dst, View src, std::vector<int64_t> extents, bool streaming = false);
   static Stmt prefetch(int buffer, std::vector<Index> idx);
   static Stmt alloc(int buffer);
   static Stmt free(int buffer);

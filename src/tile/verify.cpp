@@ -1,5 +1,7 @@
 #include "tile/verify.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -77,9 +79,51 @@ class Verifier {
 
   Index flat(int b, const std::vector<Index>& idx) const { return flat_index(k_.buffers[b].shape, idx); }
 
-  // A write of `b` at flat offset `off` (+ a tile spanning `span` more
-  // elements) inside the loops of loops_.
-  void check_write_disjoint(const Stmt& s, int b, const Index& off, int64_t span, bool scalar_sum) {
+  // One term of a write's offset: |coefficient| times a value in [0, range].
+  struct Term {
+    int64_t coef, range;
+  };
+
+  // The mixed-radix rule: iterations of loop li write disjoint elements when
+  // its own coefficient c exceeds what every smaller term (inner loops and
+  // the view's axes) can add, and each term at least as large as c exceeds
+  // the sum of all smaller ones, c's included. Then the largest term in
+  // which two points differ outweighs everything below it, so two points
+  // with the same offset agree on every term from c up, li's variable among
+  // them. It takes loops nested in any order of stride (a collapsed nest of
+  // tiles and other axes); the nested-reach rule is its case with no larger
+  // term.
+  bool disjoint_by_radix(const Affine& a, size_t li, const std::vector<Term>& tile) const {
+    const LoopFrame& f = loops_[li];
+    const int64_t c = std::abs(a.coef.at(f.var));
+    const Interval& fr = ranges_.at(f.var);
+    std::vector<Term> terms;
+    for (size_t lj = li + 1; lj < loops_.size(); ++lj) {
+      auto it = a.coef.find(loops_[lj].var);
+      const Interval& r = ranges_.at(loops_[lj].var);
+      if (it != a.coef.end() && it->second != 0 && r.hi > r.lo) terms.push_back({std::abs(it->second), r.hi - r.lo});
+    }
+    for (const Term& t : tile)
+      if (t.coef != 0 && t.range > 0) terms.push_back(t);
+    std::sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return x.coef < y.coef; });
+    int64_t below = 0;
+    for (const Term& t : terms)
+      if (t.coef < c) below += t.coef * t.range;
+    if (below >= c) return false;
+    int64_t sum = below + c * (fr.hi - fr.lo);
+    for (const Term& t : terms) {
+      if (t.coef < c) continue;
+      if (t.coef <= sum) return false;
+      sum += t.coef * t.range;
+    }
+    return true;
+  }
+
+  // A write of `b` at flat offset `off` (+ a tile whose axes move it by
+  // `tile`'s terms) inside the loops of loops_.
+  void check_write_disjoint(const Stmt& s, int b, const Index& off, const std::vector<Term>& tile, bool scalar_sum) {
+    int64_t span = 0;
+    for (const Term& t : tile) span += t.coef * t.range;
     for (size_t li = 0; li < loops_.size(); ++li) {
       const LoopFrame& f = loops_[li];
       if (f.kind != LoopKind::Parallel && f.kind != LoopKind::Vectorized) continue;
@@ -107,7 +151,7 @@ class Verifier {
         const Interval& r = ranges_.at(loops_[lj].var);
         reach += (it->second < 0 ? -it->second : it->second) * (r.hi - r.lo);
       }
-      if (reach >= (c < 0 ? -c : c))
+      if (reach >= (c < 0 ? -c : c) && !disjoint_by_radix(*a, li, tile))
         fail(s, "iterations of the " + kind + " loop " + f.var + " may write overlapping elements of " + k_.buffers[b].name);
     }
   }
@@ -168,10 +212,10 @@ class Verifier {
     }
   }
 
-  int64_t view_span(const View& v, const std::vector<int64_t>& ext) const {
-    int64_t span = 0;
-    for (size_t d = 0; d < ext.size() && d < v.strides.size(); ++d) span += (ext[d] - 1) * (v.strides[d] < 0 ? -v.strides[d] : v.strides[d]);
-    return span;
+  std::vector<Term> view_terms(const View& v, const std::vector<int64_t>& ext) const {
+    std::vector<Term> t;
+    for (size_t d = 0; d < ext.size() && d < v.strides.size(); ++d) t.push_back({std::abs(v.strides[d]), ext[d] - 1});
+    return t;
   }
 
   void check_view(const Stmt& s, const View& v, const std::vector<int64_t>& ext, bool write) {
@@ -221,7 +265,7 @@ class Verifier {
         check_value(s, n.value);
         check_use(s, n.buffer, true);
         check_index(s, n.buffer, n.idx);
-        if (valid(n.buffer)) check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), 0, false);
+        if (valid(n.buffer)) check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), {}, false);
         written_.insert(n.buffer);
         return;
       case StmtKind::Accumulate:
@@ -236,7 +280,7 @@ class Verifier {
           // vector lanes: the printer keeps one partial per lane.
           bool scalar_sum = n.kind == StmtKind::Accumulate && n.combine != ir::Combine::None &&
                             k_.buffers[n.buffer].scope == Scope::Register && k_.buffers[n.buffer].shape.empty();
-          check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), 0, scalar_sum);
+          check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), {}, scalar_sum);
         }
         return;
       case StmtKind::Matmul:
@@ -244,12 +288,12 @@ class Verifier {
         check_view(s, n.b, {n.k, n.n}, false);
         check_view(s, n.c, {n.m, n.n}, false);
         check_use(s, n.c.buffer, true);
-        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_span(n.c, {n.m, n.n}), false);
+        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_terms(n.c, {n.m, n.n}), false);
         return;
       case StmtKind::Copy:
         check_view(s, n.a, n.extents, false);
         check_view(s, n.c, n.extents, true);
-        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_span(n.c, n.extents), false);
+        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_terms(n.c, n.extents), false);
         written_.insert(n.c.buffer);
         return;
       case StmtKind::Prefetch: check_index(s, n.buffer, n.idx); return;

@@ -86,14 +86,20 @@ std::string comment_text(const std::string& text) {
 }
 
 KernelAbi make_kernel_abi(const Graph& g) {
+  std::vector<Type> outputs;
+  for (NodeId o : g.outputs) outputs.push_back(g[o].type);
+  return make_kernel_abi(g.entry, g.params, outputs);
+}
+
+KernelAbi make_kernel_abi(const std::string& entry, const std::vector<ParamInfo>& params, const std::vector<Type>& outputs) {
   KernelAbi abi;
-  abi.entry = c_identifier(g.entry.empty() ? "kernel" : g.entry);
+  abi.entry = c_identifier(entry.empty() ? "kernel" : entry);
   std::set<std::string> used;
-  for (const ParamInfo& p : g.params) {
+  for (const ParamInfo& p : params) {
     abi.param_names.push_back(unique_identifier(p.name, used));
     used.insert(abi.param_names.back());
   }
-  for (size_t k = 0; k < g.outputs.size(); ++k) abi.output_names.push_back("out" + std::to_string(k));
+  for (size_t k = 0; k < outputs.size(); ++k) abi.output_names.push_back("out" + std::to_string(k));
 
   // One list of (C type, name, type, role) drives the comment, the
   // declaration and the definition, so they cannot disagree.
@@ -102,11 +108,11 @@ KernelAbi make_kernel_abi(const Graph& g) {
     bool is_const;
   };
   std::vector<Buffer> bufs;
-  for (size_t i = 0; i < g.params.size(); ++i)
-    bufs.push_back({dtype_c_type(g.params[i].type.dtype), abi.param_names[i], type_str(g.params[i].type),
-                    "input " + std::to_string(i) + " (" + g.params[i].name + ")", true});
-  for (size_t k = 0; k < g.outputs.size(); ++k) {
-    const Type& t = g[g.outputs[k]].type;
+  for (size_t i = 0; i < params.size(); ++i)
+    bufs.push_back({dtype_c_type(params[i].type.dtype), abi.param_names[i], type_str(params[i].type),
+                    "input " + std::to_string(i) + " (" + params[i].name + ")", true});
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Type& t = outputs[k];
     bufs.push_back({dtype_c_type(t.dtype), abi.output_names[k], type_str(t), "output " + std::to_string(k), false});
   }
 

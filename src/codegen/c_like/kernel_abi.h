@@ -29,6 +29,10 @@ struct KernelAbi {
 };
 
 KernelAbi make_kernel_abi(const ir::Graph& g);
+/// The same for a kernel that is no graph's (a stage of a staged kernel):
+/// `entry`, its inputs' names and types, its outputs' types.
+KernelAbi make_kernel_abi(const std::string& entry, const std::vector<ir::ParamInfo>& params,
+                          const std::vector<ir::Type>& outputs);
 
 /// `name` made into a C identifier that is not a keyword and not one of the
 /// names generated code uses for itself (out0, t5, i0, r0, s3, v4, acc, x, axon_*, ...).

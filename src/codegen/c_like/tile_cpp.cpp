@@ -9,6 +9,7 @@
 #include "codegen/c_like/c_scalar.h"
 #include "codegen/c_like/float16_helpers.h"
 #include "codegen/c_like/kernel_abi.h"
+#include "codegen/cpu/register_transpose.h"
 #include "codegen/cpu/vector_math.h"
 #include "ir/real.h"
 #include "support/diagnostic.h"
@@ -140,7 +141,7 @@ static inline axon_tv axon_tv_pow(axon_tv x, axon_tv y) {
 
 class CppPrinter {
  public:
-  CppPrinter(const Kernel& k, const ir::Graph& g, const TileCppOptions& o) : k_(k), abi_(make_kernel_abi(g)), o_(o) {
+  CppPrinter(const Kernel& k, KernelAbi abi, const TileCppOptions& o) : k_(k), abi_(std::move(abi)), o_(o) {
     for (const Buffer& b : k.buffers) {
       if (b.scope == Scope::Input) names_.push_back(abi_.param_names.at(b.param));
       else if (b.scope == Scope::Output) names_.push_back(abi_.output_names.at(b.output));
@@ -162,6 +163,7 @@ class CppPrinter {
       if (k_.buffers[b].scope == Scope::Input && !used.count(static_cast<int>(b)))
         line(1, "(void)" + names_[b] + ";  // not needed by any output");
     stmt(k_.body, 1);
+    if (fence_at_end_) line(1, "_mm_sfence();  // the streamed lines are visible before return");
 
     KernelSource ks;
     ks.entry = abi_.entry;
@@ -175,8 +177,10 @@ class CppPrinter {
     bool half = std::any_of(k_.buffers.begin(), k_.buffers.end(),
                             [](const Buffer& b) { return b.dtype == DType::F16 || b.dtype == DType::BF16; });
     if (half) s += std::string(float16_helpers_source()) + "\n";
+    if (vector_loops_ > 0 || !transposes_.empty()) s += "#include <immintrin.h>\n\n";
+    for (const auto& [w, streaming] : transposes_) s += register_transpose_source(w, streaming) + "\n";
     if (vector_loops_ > 0) {
-      s += "#include <immintrin.h>\n\n" + vector_math_source(o_.vector_bits);
+      s += vector_math_source(o_.vector_bits);
       s += std::string("#define AXON_TV_NATIVE ") + (o_.vector_bits == 512 ? "__m512" : "__m256") + "\n";
       s += kVectorHelpers;
       s += "\n";
@@ -445,6 +449,66 @@ class CppPrinter {
     return r;
   }
 
+  // ---- in-register transposes and streaming stores ----
+  // A W x W Copy of 4-byte elements (W 8 with 256-bit vectors, 16 with
+  // 512-bit ones) that reads along one axis and writes along the other:
+  // printed as a call of register_transpose.h's axon_transpose<W>. The
+  // source's row stride ss and the destination's ds; width 0 otherwise.
+  struct Transpose {
+    int width = 0;
+    int64_t ss = 0, ds = 0;
+    bool streaming = false;  // stores past the caches (rows aligned to the vector)
+  };
+  Transpose transpose_of(const StmtNode& n) const {
+    Transpose t;
+    if (n.kind != StmtKind::Copy || n.extents.size() != 2 || n.extents[0] != n.extents[1]) return t;
+    const int w = static_cast<int>(n.extents[0]);
+    if (!((w == 8 && o_.vector_bits >= 256) || (w == 16 && o_.vector_bits >= 512))) return t;
+    const DType d = k_.buffers[n.c.buffer].dtype;
+    if (ir::dtype_bytes(d) != 4 || k_.buffers[n.a.buffer].dtype != d || d == DType::Bool) return t;
+    const std::vector<int64_t>&cs = n.c.strides, &as = n.a.strides;
+    if (as[0] == 1 && cs[1] == 1 && as[1] != 1) t = {w, as[1], cs[0], false};
+    else if (as[1] == 1 && cs[0] == 1 && as[0] != 1) t = {w, as[0], cs[1], false};
+    else return t;
+    t.streaming = n.streaming && t.ds % w == 0;
+    return t;
+  }
+  bool streams(const Stmt& s) const {
+    bool found = false;
+    visit(s, [&](const Stmt& x) { found |= x.kind() == StmtKind::Copy && transpose_of(x.node()).streaming; });
+    return found;
+  }
+  void transpose(const StmtNode& n, const Transpose& t, int depth) {
+    const std::string w = std::to_string(t.width);
+    const std::string src = "reinterpret_cast<const float*>(&" + view_element(n.a, {}) + ")";
+    const std::string dst = "reinterpret_cast<float*>(&" + view_element(n.c, {}) + ")";
+    const std::string args = ", " + std::to_string(t.ss) + ", ";
+    transposes_[t.width] |= t.streaming;
+    if (!t.streaming) {
+      line(depth, "axon_transpose" + w + "(" + src + args + dst + ", " + std::to_string(t.ds) + ");");
+      return;
+    }
+    // Streamed where the block's rows are aligned to the vector (whole lines
+    // for 16 x 16), stored normally where the caller's buffer is not.
+    if (parallel_depth_ == 0) fence_at_end_ = true;
+    line(depth, "{");
+    line(depth + 1, "float* axon_d = " + dst + ";");
+    line(depth + 1, "if (reinterpret_cast<uintptr_t>(axon_d) % " + std::to_string(4 * t.width) + " == 0) axon_transpose" + w +
+                        "_nt(" + src + args + "axon_d, " + std::to_string(t.ds) + ");");
+    line(depth + 1, "else axon_transpose" + w + "(" + src + args + "axon_d, " + std::to_string(t.ds) + ");");
+    line(depth, "}");
+  }
+  // How many Parallel loops, `s` first, are perfectly nested with constant
+  // extents and the same threads: printed as one `collapse` loop.
+  static int collapsible(const Stmt& s) {
+    int k = 1;
+    for (Stmt x = s; x->body.at(0).kind() == StmtKind::For; x = x->body.at(0), ++k) {
+      const Stmt& in = x->body.at(0);
+      if (in->loop != LoopKind::Parallel || in->threads != s->threads || !in->extent.is_const() || !x->extent.is_const()) break;
+    }
+    return k;
+  }
+
   void stmt(const Stmt& s, int depth) {
     const StmtNode& n = s.node();
     switch (n.kind) {
@@ -477,9 +541,42 @@ class CppPrinter {
         std::optional<Interval> e = bounds(n.extent, ranges_);
         ranges_[n.var] = Interval{0, e ? std::max<int64_t>(e->hi - 1, 0) : 0};
         const std::string ext = n.extent.is_const() ? std::to_string(n.extent.value()) : c_text(n.extent);
-        if (n.loop == LoopKind::Parallel)
-          line(depth, "#pragma omp parallel for schedule(static)" +
-                          (n.threads > 0 ? " num_threads(" + std::to_string(n.threads) + ")" : std::string()));
+        if (n.loop == LoopKind::Parallel && collapsed_ > 0) {
+          // An inner loop of a collapsed nest: the outermost's pragma covers it.
+          --collapsed_;
+          line(depth, "for (int64_t " + n.var + " = 0; " + n.var + " < " + ext + "; ++" + n.var + ") {");
+          stmt(n.body.at(0), depth + 1);
+          line(depth, "}");
+          ranges_.erase(n.var);
+          return;
+        }
+        if (n.loop == LoopKind::Parallel) {
+          const int k = collapsible(s);
+          collapsed_ = k - 1;
+          const std::string threads = n.threads > 0 ? " num_threads(" + std::to_string(n.threads) + ")" : "";
+          const std::string collapse = k > 1 ? " collapse(" + std::to_string(k) + ")" : "";
+          ++parallel_depth_;
+          if (streams(s)) {
+            // Each thread fences its own streaming stores before the
+            // region's closing barrier (a fence orders only its thread's).
+            line(depth, "#pragma omp parallel" + threads);
+            line(depth, "{");
+            line(depth, "#pragma omp for schedule(static)" + collapse + " nowait");
+            line(depth, "for (int64_t " + n.var + " = 0; " + n.var + " < " + ext + "; ++" + n.var + ") {");
+            stmt(n.body.at(0), depth + 1);
+            line(depth, "}");
+            line(depth, "_mm_sfence();");
+            line(depth, "}");
+          } else {
+            line(depth, "#pragma omp parallel for schedule(static)" + collapse + threads);
+            line(depth, "for (int64_t " + n.var + " = 0; " + n.var + " < " + ext + "; ++" + n.var + ") {");
+            stmt(n.body.at(0), depth + 1);
+            line(depth, "}");
+          }
+          --parallel_depth_;
+          ranges_.erase(n.var);
+          return;
+        }
         if (n.loop == LoopKind::Vectorized && o_.vector_bits > 0 && vector_loop(s, depth)) {
           ranges_.erase(n.var);
           return;
@@ -532,6 +629,7 @@ class CppPrinter {
       }
       case StmtKind::Copy: {
         const DType d = k_.buffers[n.c.buffer].dtype;
+        if (Transpose t = transpose_of(n); t.width > 0) return transpose(n, t, depth);
         if (n.extents.size() == 1 && n.c.strides[0] == 1 && n.a.strides[0] == 1) {
           line(depth, "std::memcpy(&" + view_element(n.c, {}) + ", &" + view_element(n.a, {}) + ", " +
                           std::to_string(n.extents[0]) + " * sizeof(" + ir::dtype_c_type(d) + "));");
@@ -561,6 +659,10 @@ class CppPrinter {
   KernelAbi abi_;
   TileCppOptions o_;
   int vector_loops_ = 0;  // loops printed in the vector form (they need the vector helpers)
+  std::map<int, bool> transposes_;  // widths of the register transposes printed: with streaming stores?
+  int collapsed_ = 0;       // inner loops of a collapsed parallel nest still to print
+  int parallel_depth_ = 0;  // parallel loops around the statement printed
+  bool fence_at_end_ = false;  // streaming stores outside parallel loops
   std::vector<std::string> names_;
   std::map<std::string, Interval> ranges_;
   std::ostringstream out_;
@@ -569,7 +671,21 @@ class CppPrinter {
 }  // namespace
 
 KernelSource print_tile_cpp(const Kernel& k, const ir::Graph& g, const std::string& what, const TileCppOptions& o) {
-  return CppPrinter(k, g, o).print(what);
+  return CppPrinter(k, make_kernel_abi(g), o).print(what);
+}
+
+KernelSource print_tile_cpp(const Kernel& k, const std::string& what, const TileCppOptions& o) {
+  std::vector<ir::ParamInfo> params(static_cast<size_t>(std::count_if(k.buffers.begin(), k.buffers.end(), [](const Buffer& b) {
+    return b.scope == Scope::Input;
+  })));
+  std::vector<ir::Type> outputs(static_cast<size_t>(std::count_if(k.buffers.begin(), k.buffers.end(), [](const Buffer& b) {
+    return b.scope == Scope::Output;
+  })));
+  for (const Buffer& b : k.buffers) {
+    if (b.scope == Scope::Input) params.at(static_cast<size_t>(b.param)) = {b.name, ir::Type{b.dtype, b.shape}};
+    if (b.scope == Scope::Output) outputs.at(static_cast<size_t>(b.output)) = ir::Type{b.dtype, b.shape};
+  }
+  return CppPrinter(k, make_kernel_abi(k.name, params, outputs), o).print(what);
 }
 
 }  // namespace axon::codegen

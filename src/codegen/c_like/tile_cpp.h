@@ -37,5 +37,9 @@ struct TileCppOptions {
 /// `what`: the kernel.cpp description line, e.g. "the naive kernel".
 KernelSource print_tile_cpp(const tile::Kernel& k, const ir::Graph& g, const std::string& what,
                             const TileCppOptions& o = {});
+/// A kernel that is no graph's (a layout-copy stage, tile/lower_copy.h):
+/// the ABI is made from its Input and Output buffers (names, dtypes,
+/// shapes) and its name is the entry.
+KernelSource print_tile_cpp(const tile::Kernel& k, const std::string& what, const TileCppOptions& o = {});
 
 }  // namespace axon::codegen

@@ -3,7 +3,7 @@
 // The graph is partitioned (loop/partition.h): matrix products become
 // contraction stages (the GEMM generator, codegen/cpu/gemm.h), runs of
 // elementwise chains and row reductions become fused row kernels, transposes
-// of buffers tiled layout copies (codegen/cpu/copy_cpp.h), anything
+// of buffers tiled layout copies (tile/lower_copy.h), anything
 // else a naive loop nest per node. A graph that is one row kernel, or has no
 // stage axon can speed up, is emitted whole as before (knobs k0.*); others
 // get one namespace per stage (codegen/cpu/staged_cpp.h) and knobs k<i>.* per

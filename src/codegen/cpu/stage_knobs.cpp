@@ -123,8 +123,7 @@ CopyShape copy_shape_of(const ir::Graph& g, const loop::Stage& s) {
   CopyShape c;
   c.shape = n.type.shape;
   c.in_strides = s.copy.in_strides;
-  c.element_bytes = ir::dtype_bytes(n.type.dtype);
-  c.c_type = ir::dtype_c_type(n.type.dtype);
+  c.dtype = n.type.dtype;
   return c;
 }
 
@@ -132,7 +131,7 @@ std::vector<schedule::Knob> copy_knobs(const CopyShape& c, const target::Target&
   std::vector<schedule::Knob> k;
   k.push_back({p + "tile", {256, 64, 128, 32, 512, 16}, "edge of a block of the transposed plane"});
   k.push_back({p + "threads", thread_values(t), "OpenMP threads over the blocks"});
-  if (t.isa.vector_bits() >= 256 && c.element_bytes == 4) {
+  if (t.isa.vector_bits() >= 256 && c.element_bytes() == 4) {
     k.push_back({p + "vector", {1, 0}, "1: register transposes"});
     if (t.isa.vector_bits() >= 512)
       k.push_back({p + "width", {16, 8}, "edge of a register block: 16 x 16 (AVX-512) or 8 x 8"});
@@ -141,7 +140,7 @@ std::vector<schedule::Knob> copy_knobs(const CopyShape& c, const target::Target&
     k.push_back({p + "order", {0, 1}, "within a tile: 0 bands of input rows streamed, 1 bands of output rows"});
     // Past the last-level cache the output's lines are better written
     // without being read first; inside it, a normal store keeps them cached.
-    const bool past_llc = 2.0 * numel(c) * c.element_bytes > target::last_level_cache_bytes(t);
+    const bool past_llc = 2.0 * numel(c) * c.element_bytes() > target::last_level_cache_bytes(t);
     k.push_back({p + "nt_store", past_llc ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1},
                  "1: streaming stores of the transposed blocks"});
     k.push_back({p + "band", past_llc ? std::vector<int64_t>{4, 1, 2, 8} : std::vector<int64_t>{1, 2, 4, 8},
@@ -168,8 +167,26 @@ CopySchedule copy_schedule_from(const schedule::Schedule& s, const std::string& 
   return c;
 }
 
+std::string copy_why_illegal(const CopyShape& c, const CopySchedule& s, const target::Target& t) {
+  if (s.tile < 8 || s.tile > 512 || (s.tile % 16 != 0 && s.tile != 8))
+    return "copy: tile " + std::to_string(s.tile) + " is not 8 or a multiple of 16 in [16, 512]";
+  if (s.threads < 1 || s.threads > std::max(1, t.cores)) return "copy: threads out of range";
+  if (s.vector && (t.isa.vector_bits() < 256 || c.element_bytes() != 4)) return "copy: register transposes need AVX2 and 4-byte elements";
+  if (s.vector && s.width != 8 && s.width != 16) return "copy: register blocks are 8 x 8 or 16 x 16";
+  if (s.vector && s.width == 16 && t.isa.vector_bits() < 512) return "copy: 16 x 16 register transposes need AVX-512";
+  if (s.vector && s.tile % s.width != 0) return "copy: tile " + std::to_string(s.tile) + " is no multiple of the register block " + std::to_string(s.width);
+  if (s.order != 0 && s.order != 1) return "copy: order is 0 (input rows streamed) or 1 (output rows streamed)";
+  if (s.band != 1 && s.band != 2 && s.band != 4 && s.band != 8) return "copy: band is 1, 2, 4 or 8";
+  if (s.band != 1 && (!s.vector || s.order != 0))
+    return "copy: band " + std::to_string(s.band) + " needs register transposes with input rows streamed (order 0)";
+  if (s.band != 1 && 16 * s.band > s.tile)
+    return "copy: a band of " + std::to_string(16 * s.band) + " input rows exceeds the tile " + std::to_string(s.tile);
+  if (c.shape.size() != c.in_strides.size()) return "copy: one stride per axis";
+  return "";
+}
+
 double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Target& t) {
-  const double bytes = 2 * numel(c) * c.element_bytes;
+  const double bytes = 2 * numel(c) * c.element_bytes();
   double sec = bytes / bandwidth(t, s.threads) * (s.vector ? 1.0 : 2.0);
   if (s.vector) {
     if (s.width == 8) sec *= 1.1;   // twice the shuffles per element, half-line stores
@@ -217,6 +234,12 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
   const double lanes = o.vectorize ? std::max(1, t.isa.vector_bits() / 32) : 1;
   const double bytes = o.inline_maps ? c.bytes / 2 : c.bytes;
   return bytes / bandwidth(t, o.threads) + c.flops / (2e9 * lanes * std::max(1, o.threads));
+}
+
+KernelSource emit_copy_cpp(const CopyShape& c, const CopySchedule& s, const target::Target& t, const std::string& entry) {
+  TileCppOptions p;
+  p.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
+  return print_tile_cpp(tile::lower_copy(c, s, entry), "a layout copy", p);
 }
 
 KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t) {

@@ -7,20 +7,21 @@
 /// vec_axis, threads, row_block, unroll, and where they apply nt_store,
 /// row_group, prefetch_pass, stream_prefetch (docs/loop_ir.md);
 /// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch}
-/// (codegen/cpu/gemm.h); a Copy stage has copy.{tile,threads,vector}
-/// (codegen/cpu/copy_cpp.h); a Naive stage is a loops kernel of the tile IR
-/// with loops.{threads,inline,vectorize}.
+/// (codegen/cpu/gemm.h); a Copy stage is a layout copy of the tile IR
+/// (tile/lower_copy.h) with copy.{tile,threads,vector,width,order,nt_store,
+/// band}; a Naive stage is a loops kernel of the tile IR with
+/// loops.{threads,inline,vectorize}.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "codegen/cpu/copy_cpp.h"
 #include "codegen/cpu/gemm.h"
 #include "codegen/cpu/row_kernel_cpp.h"
 #include "loop/partition.h"
 #include "schedule/schedule.h"
 #include "target/target.h"
+#include "tile/lower_copy.h"
 #include "tile/pipeline.h"
 
 namespace axon::codegen {
@@ -37,11 +38,21 @@ double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, co
 /// The GEMM a Contraction stage is (C is the einsum's dense buffer).
 GemmShape gemm_shape_of(const loop::Contraction& c);
 
+using tile::CopySchedule;
+using tile::CopyShape;
 /// The layout copy a Copy stage is (`g` is the partitioned graph).
 CopyShape copy_shape_of(const ir::Graph& g, const loop::Stage& s);
 std::vector<schedule::Knob> copy_knobs(const CopyShape& c, const target::Target& t, const std::string& prefix);
 CopySchedule copy_schedule_from(const schedule::Schedule& s, const std::string& prefix);
+/// "" when legal: tile 8 or a multiple of 16 within [16, 512] and of the
+/// register block, threads >= 1, vector only with AVX2 or wider and 4-byte
+/// elements, 16 x 16 blocks only with AVX-512; band 1, 2, 4 or 8, above 1
+/// only for vector order 0 and with 16 x band rows within the tile.
+std::string copy_why_illegal(const CopyShape& c, const CopySchedule& s, const target::Target& t);
 double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Target& t);
+/// The layout copy's tile program (tile/lower_copy.h) printed as a kernel
+/// named `entry`, its register blocks in the ISA of `t`.
+KernelSource emit_copy_cpp(const CopyShape& c, const CopySchedule& s, const target::Target& t, const std::string& entry);
 
 /// A graph (or stage) no specialised generator takes: the tile IR's loops
 /// pipeline (tile/pipeline.h) with knobs loops.{threads,inline,vectorize}.

@@ -73,7 +73,7 @@ class StagedEmitter {
       body << "  // stage " << i << " (" << loop::stage_kind_name(st.kind) << "): "
            << comment_text(print_node(g_, st.nodes.back())) << "\n";
       body << "  " << ns
-           << (st.kind == loop::StageKind::Contraction ? "::gemm(" : st.kind == loop::StageKind::Copy ? "::copy(" : "::run(");
+           << (st.kind == loop::StageKind::Contraction ? "::gemm(" : "::run(");
       bool first = true;
       for (NodeId in : st.inputs) body << (first ? "" : ", ") << buf_.at(in), first = false;
       for (NodeId r : st.results) body << (first ? "" : ", ") << buf_.at(r), first = false;
@@ -128,9 +128,8 @@ class StagedEmitter {
         return as_stage_namespace(fn, "", ns, &includes_);
       }
       case loop::StageKind::Copy: {
-        CopyShape shape = copy_shape_of(g_, st);
-        std::string fn = emit_copy_function(shape, copy_schedule_from(s_, prefix + "copy."), t_, "copy");
-        return as_stage_namespace(fn, "", ns, &includes_);
+        KernelSource ks = emit_copy_cpp(copy_shape_of(g_, st), copy_schedule_from(s_, prefix + "copy."), t_, "copy");
+        return as_stage_namespace(ks.source, ks.entry, ns, &includes_);
       }
       case loop::StageKind::Row: {
         KernelSource ks = emit_row_kernel_cpp(st.sub, st.row, row_stage_options(s_, t_, prefix));
