@@ -1,7 +1,13 @@
 // The C++ printer of the tile IR: one tile::Kernel in, standalone C++ out,
 // scalar code whose loops carry their kind as OpenMP pragmas (Parallel:
-// `omp parallel for`, Vectorized: `omp simd`, with a reduction clause for a
-// scalar Sum accumulator, Unrolled: `GCC unroll`).
+// `omp parallel for`, one `collapse(k)` loop for k perfectly nested ones of
+// constant extent and equal threads; Vectorized: `omp simd`, with a
+// reduction clause for a scalar Sum accumulator; Unrolled: `GCC unroll`).
+// With vector_bits set, a W x W Copy of 4-byte elements that reads along
+// one axis and writes along the other is an in-register transpose
+// (codegen/cpu/register_transpose.h; W 8 at 256 bits, 16 at 512), with
+// streaming stores when the Copy is `streaming`, each thread fencing its
+// own (docs/tile_ir.md).
 //
 /// Requires: tile::verify(k) is empty; k's Input and Output buffers are the
 /// graph `g`'s params and outputs (tile::lower_graph and every pass keep
