@@ -12,9 +12,10 @@
 /// dimension splits into full tiles and one edge piece (NP % tile), so all
 /// extents are constants and the program is one loop nest per region (full
 /// x full, full x edge, edge x full, edge x edge). A region's loops over the
-/// other axes and over its tiles are ordered by decreasing output stride and
-/// are all `parallel` with `threads` (the C++ printer collapses them into
-/// one loop); with one thread they are serial. Inside a tile, all Copies:
+/// other axes and over its tiles are all `parallel` with `threads` (the C++
+/// printer collapses them into one loop), the other axes outermost, then the
+/// tiles along p and q; with one thread they are serial and ordered by
+/// decreasing output stride. Inside a tile, all Copies:
 ///  - `vector` (register blocks of `width`, needing a unit input stride
 ///    along p): W x W Copies with source strides [1, SQ] and destination
 ///    strides [OP, 1], the pattern tile_cpp.h prints as an in-register
@@ -30,8 +31,8 @@
 /// Requires: shape.size() == in_strides.size(); strides >= 0; every element
 /// the strides address lies in an input of in_extent(c) elements; width 8 or
 /// 16 and tile a multiple of it when `vector`. Ensures: a kernel named
-/// `name` with one Input buffer `input` (f[in_extent], param 0) and one
-/// Output buffer `output` (the shape, output 0); verify(kernel) is empty;
+/// `name` with one Input buffer `input` (dtype[in_extent(c)], param 0) and
+/// one Output buffer `output` (dtype[shape], output 0); verify(kernel) is empty;
 /// every output element is written exactly once with the input element the
 /// view names (a copy: no rounding).
 #pragma once
