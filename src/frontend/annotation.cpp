@@ -10,8 +10,11 @@ namespace {
 
 class AnnotationReader {
  public:
-  AnnotationReader(const std::string& text, const SourceLoc& loc, const std::map<std::string, int64_t>& dims)
-      : text_(text), loc_(loc), dims_(dims) {}
+  // With `names`, a named dim is not looked up in `dims`: its name is
+  // appended to `names` and its size read as -1 (numbers append "").
+  AnnotationReader(const std::string& text, const SourceLoc& loc, const std::map<std::string, int64_t>& dims,
+                   std::vector<std::string>* names = nullptr)
+      : text_(text), loc_(loc), dims_(dims), names_(names) {}
 
   ir::Type read() {
     skip_space();
@@ -54,11 +57,16 @@ class AnnotationReader {
         if (v > (INT64_MAX - 9) / 10) fail(start, "dimension is too large");
         v = v * 10 + (text_[pos_++] - '0');
       }
+      if (names_) names_->emplace_back();
       return v;
     }
     if (std::isalpha(c) || c == '_') {
       while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
       std::string name = text_.substr(start, pos_ - start);
+      if (names_) {
+        names_->push_back(name);
+        return -1;
+      }
       auto it = dims_.find(name);
       if (it == dims_.end()) fail(start, "dimension " + name + " is not bound; pass -D " + name + "=<size>", false);
       if (it->second < 0)
@@ -82,6 +90,7 @@ class AnnotationReader {
   const std::string& text_;
   const SourceLoc& loc_;
   const std::map<std::string, int64_t>& dims_;
+  std::vector<std::string>* names_;
   size_t pos_ = 0;
 };
 
@@ -89,6 +98,13 @@ class AnnotationReader {
 
 ir::Type parse_annotation(const std::string& text, const SourceLoc& loc, const std::map<std::string, int64_t>& dims) {
   return AnnotationReader(text, loc, dims).read();
+}
+
+AnnotationPattern read_annotation_pattern(const std::string& text, const SourceLoc& loc) {
+  AnnotationPattern p;
+  static const std::map<std::string, int64_t> kNoDims;
+  p.type = AnnotationReader(text, loc, kNoDims, &p.names).read();
+  return p;
 }
 
 }  // namespace axon::frontend

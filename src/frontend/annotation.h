@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/type.h"
 #include "support/diagnostic.h"
@@ -18,5 +19,14 @@ namespace axon::frontend {
 
 /// `text` is the annotation's contents and `loc` the position of its opening quote.
 ir::Type parse_annotation(const std::string& text, const SourceLoc& loc, const std::map<std::string, int64_t>& dims);
+
+/// An annotation read without binding its named dims: `type.shape[i]` is the
+/// size of a numbered dim and -1 for a named one, whose name is `names[i]`
+/// ("" for a numbered dim). Used to bind named dims from arrays' shapes.
+struct AnnotationPattern {
+  ir::Type type;
+  std::vector<std::string> names;
+};
+AnnotationPattern read_annotation_pattern(const std::string& text, const SourceLoc& loc);
 
 }  // namespace axon::frontend
