@@ -16,12 +16,10 @@ the named dims their shapes bind. The rules (tests/python/test_arguments.py):
   ShapeError naming the parameter.
 """
 
-import warnings
-
 import numpy as np
 
 from . import _axon
-from .errors import CopyWarning, ShapeError
+from .errors import CopyWarning, ShapeError, warn
 
 # axon's dtype names (ir/type.h) and numpy's.
 NUMPY_DTYPES = {"bool": np.dtype(np.bool_), "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
@@ -64,8 +62,8 @@ def _convert(a, p):
         if a.requires_grad:
             a = a.detach()
         if not a.is_contiguous():
-            warnings.warn(f"argument '{p.name}' is not contiguous; axon copies it for this call "
-                          f"(pass .contiguous() to avoid the copy)", CopyWarning, stacklevel=4)
+            warn(f"argument '{p.name}' is not contiguous; axon copies it for this call "
+                          f"(pass .contiguous() to avoid the copy)", CopyWarning)
             a = a.contiguous()
         return a
     if isinstance(a, (bool, int, float)) and not p.sizes and p.dtype in NUMPY_DTYPES:
@@ -78,8 +76,8 @@ def _convert(a, p):
         raise ShapeError(f"argument '{p.name}' has dtype {a.dtype}; the spec annotates it {p.describe()} "
                          f"(convert it with .astype(), axon does not cast)")
     if not a.flags.c_contiguous:
-        warnings.warn(f"argument '{p.name}' is not C-contiguous; axon copies it for this call "
-                      f"(pass np.ascontiguousarray() to avoid the copy)", CopyWarning, stacklevel=4)
+        warn(f"argument '{p.name}' is not C-contiguous; axon copies it for this call "
+                      f"(pass np.ascontiguousarray() to avoid the copy)", CopyWarning)
         a = np.ascontiguousarray(a)
     return a
 

@@ -18,12 +18,10 @@ import functools
 import json
 import sys
 import threading
-import warnings
-
 from . import _axon
 from ._args import Param, bind_shapes, prepare
 from ._spec import from_function
-from .errors import SearchWarning, SpecError
+from .errors import SearchWarning, SpecError, warn
 
 
 class Options:
@@ -51,10 +49,9 @@ class Options:
         r = _axon.search(program, self.budget, self.trials, self.seed, db, use_db, self.resume, self.rewrites,
                          bool(progress), main)
         for w in r["warnings"]:
-            warnings.warn(w, SearchWarning, stacklevel=4)
+            warn(w, SearchWarning)
         if r["interrupted"]:
-            warnings.warn("the search was interrupted; using the best kernel it found so far", SearchWarning,
-                          stacklevel=4)
+            warn("the search was interrupted; using the best kernel it found so far", SearchWarning)
         return r
 
 

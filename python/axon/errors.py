@@ -16,6 +16,10 @@ SearchWarning      a part of the search failed and was skipped, or the search
                    was interrupted and the best kernel so far is used.
 """
 
+import os
+import sys
+import warnings
+
 from . import _axon
 
 
@@ -41,6 +45,17 @@ class CopyWarning(UserWarning):
 
 class SearchWarning(UserWarning):
     pass
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn(message, category):
+    """warnings.warn, attributed to the first caller outside the package."""
+    level, f = 1, sys._getframe(1)
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _PACKAGE_DIR:
+        level, f = level + 1, f.f_back
+    warnings.warn(message, category, stacklevel=level)
 
 
 _axon.set_error_types(SpecError, ShapeError, VerificationError, InternalError)
