@@ -126,3 +126,35 @@ def test_the_default_database_is_under_the_users_cache_folder(monkeypatch, tmp_p
     assert axon.default_db_path() == str(tmp_path / "axon" / "tuning.sqlite")
     monkeypatch.setenv("AXON_DB", str(tmp_path / "mine.sqlite"))
     assert axon.default_db_path() == str(tmp_path / "mine.sqlite")
+
+
+def test_a_search_releases_the_gil_and_is_quiet_off_a_terminal(capfd):
+    import threading
+    import time
+
+    count = [0]
+    done = threading.Event()
+
+    def spin():
+        while not done.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        c0, t0 = count[0], time.perf_counter()
+        time.sleep(0.3)  # the main thread waits without the GIL: the spinner's full rate
+        rate = (count[0] - c0) / (time.perf_counter() - t0)
+        f = axon.jit(S.scale_rows, **JIT)
+        c0, t0 = count[0], time.perf_counter()
+        f(rand(24, 64), rand(64))
+        elapsed = time.perf_counter() - t0
+        during = count[0] - c0
+    finally:
+        done.set()
+        t.join()
+    assert f.stats["searched"] == 1
+    # Holding the GIL through a search of about two seconds would leave the
+    # spinner a few switch intervals at most.
+    assert during > 0.1 * rate * elapsed, (during, rate, elapsed)
+    assert capfd.readouterr().err == ""
