@@ -74,3 +74,20 @@ def test_the_compiled_kernel_checks_its_arguments():
     k = axon.optimize(S.scale_rows, {"N": 32}, **FAST)
     with pytest.raises(axon.ShapeError, match="argument 'x' is float64"):
         k(np.ones((32, 64)), np.ones(64, np.float32))
+
+
+def test_other_dtypes_of_the_spec_language():
+    @axon.jit(**FAST)
+    def mixed(x: "f64[N]", i: "i32[N]", m: "bool[N]"):
+        return np.where(m, x * 2.0, x + i), (i * 3).sum()
+
+    x = rng.standard_normal(40)
+    i = rng.integers(-5, 5, 40).astype(np.int32)
+    m = x > 0
+    y, s = mixed(x, i, m)
+    ref_y, ref_s = mixed.__wrapped__(x, i, m)
+    assert y.dtype == np.float64 and s.dtype == ref_s.dtype and s.shape == ()
+    np.testing.assert_allclose(y, ref_y, rtol=1e-14)
+    assert s == ref_s
+    with pytest.raises(axon.ShapeError, match="argument 'i' has dtype int64"):
+        mixed(x, i.astype(np.int64), m)
