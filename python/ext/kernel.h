@@ -4,11 +4,12 @@
 // Kernel: one kernel.cpp built (runtime/compile_shared, cached on disk) and
 // loaded (dlopen) for one signature, the parameter and output types of its
 // graph. call(args) takes one array per parameter: numpy arrays and anything
-// with the buffer protocol, torch tensors and anything with __dlpack__, on
-// the CPU, each of exactly its parameter's dtype and shape and C-contiguous;
-// they are passed to the kernel by pointer, without a copy. The outputs are
-// allocated here (64-byte aligned, row-major) and returned as numpy arrays,
-// or as torch tensors when the first array argument is a torch tensor: one
+// with the buffer protocol or __dlpack__, and torch tensors (read through
+// their own data_ptr, shape, stride and dtype), on the CPU, each of exactly
+// its parameter's dtype and shape and C-contiguous; they are passed to the
+// kernel by pointer, without a copy. The outputs are allocated here (64-byte
+// aligned, row-major) and returned as numpy arrays, or as torch tensors
+// (torch.from_numpy) when the first argument is a torch tensor: one
 // array, or a tuple for several outputs. The GIL is released while the
 // kernel runs. An argument that does not fit throws ShapeError saying which
 // and why.
@@ -39,9 +40,9 @@ class Kernel {
   Kernel(const Program& p, const SearchResult& r);
 
   nanobind::object call(nanobind::args args) const;
-  /// Median-free raw timing for the overhead benchmark: calls the kernel
-  /// `reps` times from C on the given arguments' buffers and fresh outputs,
-  /// and returns the mean nanoseconds per call.
+  /// The floor of the overhead benchmark: calls the kernel `reps` times in
+  /// a C loop on the arguments' buffers and outputs allocated once, and
+  /// returns the mean nanoseconds per call.
   double time_raw(nanobind::tuple args, int reps) const;
 
   const std::vector<ir::Type>& params() const { return params_; }
