@@ -187,15 +187,147 @@ std::optional<Interval> bounds(const Index& e, const std::map<std::string, Inter
       int64_t c[4] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
       return Interval{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
     }
-    case IndexKind::Div:
-      if (a->lo < 0 || b->lo <= 0) return std::nullopt;
-      return Interval{a->lo / b->hi, a->hi / b->lo};
+    case IndexKind::Div: {
+      // Floor division (Index::eval) and C's truncation (the printers) of
+      // a possibly negative numerator: both are monotone in each operand
+      // over a positive divisor, so the corners hold the extremes.
+      if (b->lo <= 0) return std::nullopt;
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (int64_t x : {a->lo, a->hi})
+        for (int64_t y : {b->lo, b->hi})
+          for (int64_t q : {floor_div(x, y), x / y}) lo = std::min(lo, q), hi = std::max(hi, q);
+      return Interval{lo, hi};
+    }
     case IndexKind::Mod:
       if (a->lo < 0 || b->lo <= 0) return std::nullopt;
       if (a->hi < b->lo) return *a;  // no wrap
       return Interval{0, std::min(a->hi, b->hi - 1)};
     case IndexKind::Min: return Interval{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
     default: return std::nullopt;
+  }
+}
+
+namespace {
+
+// A sum constant + coef * atom + ..., the atoms being variables and the
+// subterms (/, %, a product of two variables, a negated min) that are not
+// sums themselves, keyed by their text so that like terms meet.
+struct Linear {
+  int64_t constant = 0;
+  std::map<std::string, std::pair<Index, int64_t>> terms;
+};
+
+Linear atom(const Index& e) {
+  Linear l;
+  l.terms[e.str()] = {e, 1};
+  return l;
+}
+
+Linear scaled(Linear l, int64_t k) {
+  l.constant *= k;
+  for (auto& [key, t] : l.terms) t.second *= k;
+  return l;
+}
+
+// `e` as at most the min of the returned sums (equal to it when *exact
+// stays true); false when that takes more than `cap` sums.
+bool min_of_sums(const Index& e, std::vector<Linear>* out, size_t cap, bool* exact) {
+  out->clear();
+  switch (e.kind()) {
+    case IndexKind::Const: out->push_back(Linear{e.value(), {}}); return true;
+    case IndexKind::Add: {
+      std::vector<Linear> a, b;
+      if (!min_of_sums(e.a(), &a, cap, exact) || !min_of_sums(e.b(), &b, cap, exact) || a.size() * b.size() > cap)
+        return false;
+      for (const Linear& x : a)
+        for (const Linear& y : b) {
+          Linear s = x;
+          s.constant += y.constant;
+          for (const auto& [key, t] : y.terms) {
+            auto [it, fresh] = s.terms.emplace(key, t);
+            if (!fresh) it->second.second += t.second;
+          }
+          out->push_back(std::move(s));
+        }
+      return true;
+    }
+    case IndexKind::Mul: {
+      const Index& k = e.b().is_const() ? e.b() : e.a();
+      const Index& x = e.b().is_const() ? e.a() : e.b();
+      if (!k.is_const()) break;
+      // (y / d) * k <= y * (k / d) for d > 0 dividing k >= 0 (floor division).
+      if (k.value() >= 0 && x.kind() == IndexKind::Div && x.b().is_const() && x.b().value() > 0 &&
+          k.value() % x.b().value() == 0) {
+        std::vector<Linear> ys;
+        if (!min_of_sums(x.a(), &ys, cap, exact)) return false;
+        *exact = false;
+        for (Linear& l : ys) out->push_back(scaled(std::move(l), k.value() / x.b().value()));
+        return true;
+      }
+      std::vector<Linear> xs;
+      bool inner_exact = true;
+      if (!min_of_sums(x, &xs, cap, &inner_exact)) return false;
+      // A negative factor turns a min into a max, and an upper bound into a
+      // lower one: then the product is an atom.
+      if (k.value() < 0 && (xs.size() > 1 || !inner_exact)) {
+        out->push_back(scaled(atom(x), k.value()));
+        return true;
+      }
+      *exact = *exact && inner_exact;
+      for (Linear& l : xs) out->push_back(scaled(std::move(l), k.value()));
+      return true;
+    }
+    case IndexKind::Min: {
+      std::vector<Linear> a, b;
+      if (!min_of_sums(e.a(), &a, cap, exact) || !min_of_sums(e.b(), &b, cap, exact) || a.size() + b.size() > cap)
+        return false;
+      out->insert(out->end(), a.begin(), a.end());
+      out->insert(out->end(), b.begin(), b.end());
+      return true;
+    }
+    default: break;
+  }
+  out->push_back(atom(e));
+  return true;
+}
+
+}  // namespace
+
+std::optional<int64_t> upper_bound(const Index& e, const std::map<std::string, Interval>& ranges) {
+  std::optional<int64_t> best;
+  if (std::optional<Interval> r = bounds(e, ranges)) best = r->hi;
+  std::vector<Linear> sums;
+  bool exact = true;
+  if (!min_of_sums(e, &sums, 256, &exact)) return best;
+  for (const Linear& s : sums) {
+    int64_t hi = s.constant;
+    bool ok = true;
+    for (const auto& [key, t] : s.terms) {
+      if (t.second == 0) continue;
+      std::optional<Interval> r = bounds(t.first, ranges);
+      if (!r) {
+        ok = false;
+        break;
+      }
+      hi += t.second > 0 ? t.second * r->hi : t.second * r->lo;
+    }
+    if (ok && (!best || hi < *best)) best = hi;
+  }
+  return best;
+}
+
+bool non_decreasing_in(const Index& e, const std::string& v) {
+  if (!e.uses(v)) return true;
+  switch (e.kind()) {
+    case IndexKind::Var: return true;
+    case IndexKind::Add:
+    case IndexKind::Min: return non_decreasing_in(e.a(), v) && non_decreasing_in(e.b(), v);
+    case IndexKind::Mul:
+      if (e.b().is_const()) return e.b().value() >= 0 && non_decreasing_in(e.a(), v);
+      if (e.a().is_const()) return e.a().value() >= 0 && non_decreasing_in(e.b(), v);
+      return false;
+    case IndexKind::Div: return e.b().is_const() && e.b().value() > 0 && non_decreasing_in(e.a(), v);
+    default: return false;
   }
 }
 

@@ -76,6 +76,18 @@ struct Interval {
 /// (division or remainder of a possibly negative value).
 std::optional<Interval> bounds(const Index& e, const std::map<std::string, Interval>& ranges);
 
+/// An upper bound of `e` sharper than bounds(e)->hi where min() relates
+/// terms: `e` is first rewritten as a min of sums (a + min(b, c) becomes
+/// min(a + b, a + c), k * min(b, c) becomes min(k * b, k * c) for k >= 0),
+/// each sum's like terms are collected (so x + min(n, N - x) is bounded by
+/// N whatever the range of x), and the smallest of the sums' interval
+/// bounds is taken. nullopt when no sum can be bounded.
+std::optional<int64_t> upper_bound(const Index& e, const std::map<std::string, Interval>& ranges);
+
+/// Whether `e` never decreases as the variable `v` grows: v occurs only
+/// under +, * by a non-negative literal, min, and / by a positive literal.
+bool non_decreasing_in(const Index& e, const std::string& v);
+
 /// `e` with what the ranges make certain folded away: a % c and a / c with a
 /// in [0, c) become a and 0 (so that a reshape's unflatten-then-flatten of
 /// an index that cannot carry reads as the index itself).

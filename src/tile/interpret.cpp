@@ -107,10 +107,13 @@ class Machine {
       }
       case StmtKind::Matmul: {
         const int64_t c0 = n.c.offset.eval(env_), a0 = n.a.offset.eval(env_), b0 = n.b.offset.eval(env_);
-        for (int64_t i = 0; i < n.m; ++i)
-          for (int64_t j = 0; j < n.n; ++j) {
+        const int64_t m = n.m.eval(env_), nn = n.n.eval(env_), kk = n.k.eval(env_);
+        const bool keep = n.keep.eval(env_) != 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < nn; ++j) {
             double& c = at(n.c.buffer, c0 + i * n.c.strides.at(0) + j * n.c.strides.at(1));
-            for (int64_t l = 0; l < n.k; ++l)
+            if (!keep) c = 0;
+            for (int64_t l = 0; l < kk; ++l)
               c += at(n.a.buffer, a0 + i * n.a.strides.at(0) + l * n.a.strides.at(1)) *
                    at(n.b.buffer, b0 + l * n.b.strides.at(0) + j * n.b.strides.at(1));
           }

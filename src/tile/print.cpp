@@ -70,8 +70,12 @@ class Printer {
             << value(n.alpha) << " + " << value(n.value) << "\n";
         return;
       case StmtKind::Matmul:
-        os_ << pad << "matmul " << view_str(k_, n.c) << " += " << view_str(k_, n.a) << " . " << view_str(k_, n.b)
-            << " (" << n.m << " x " << n.n << " x " << n.k << ")\n";
+        os_ << pad << "matmul " << view_str(k_, n.c)
+            << (n.keep.is_const() ? (n.keep.value() != 0 ? " += " : " = ") : " (" + n.keep.str() + " ? += : =) ")
+            << view_str(k_, n.a) << " . " << view_str(k_, n.b) << " (" << n.m.str() << " x " << n.n.str() << " x "
+            << n.k.str() << ")";
+        if (n.next.buffer >= 0) os_ << ", prefetch " << view_str(k_, n.next);
+        os_ << "\n";
         return;
       case StmtKind::Copy: {
         os_ << pad << "copy " << view_str(k_, n.c) << " = " << view_str(k_, n.a) << " [";

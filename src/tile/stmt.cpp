@@ -91,7 +91,7 @@ Stmt Stmt::rescale(int buffer, std::vector<Index> idx, Value alpha, Value v) {
   return Stmt(std::move(n));
 }
 
-Stmt Stmt::matmul(View c, View a, View b, int64_t m, int64_t nn, int64_t k) {
+Stmt Stmt::matmul(View c, View a, View b, Index m, Index nn, Index k, Index keep) {
   StmtNode n;
   n.kind = StmtKind::Matmul;
   n.c = std::move(c);
@@ -100,6 +100,7 @@ Stmt Stmt::matmul(View c, View a, View b, int64_t m, int64_t nn, int64_t k) {
   n.m = m;
   n.n = nn;
   n.k = k;
+  n.keep = keep;
   return Stmt(std::move(n));
 }
 

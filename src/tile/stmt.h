@@ -9,9 +9,16 @@
 ///                                  accumulator of a reduction
 ///   Rescale(buf[idx], alpha, v)    buf[idx] = buf[idx] * alpha + v, the step
 ///                                  of an online softmax
-///   Matmul(C, A, B, m, n, k)       C[i, j] += sum_l A[i, l] * B[l, j] over
-///                                  strided views: transposes and broadcasts
-///                                  are strides, never copies
+///   Matmul(C, A, B, m, n, k, keep) C[i, j] = (keep != 0 ? C[i, j] : 0)
+///                                  + sum_l A[i, l] * B[l, j] for i < m,
+///                                  j < n, l < k over strided views
+///                                  (transposes and broadcasts are strides,
+///                                  never copies); m, n, k and keep are
+///                                  indices, so a tile cut by an edge or the
+///                                  first slice of a blocked sum is one
+///                                  statement; `next`, when set, is the A
+///                                  view the following Matmul reads (a
+///                                  prefetch hint)
 ///   Copy(dst, src, extents)        dst[i...] = src[i...] over strided views
 ///                                  (packing, layout copies); `streaming`:
 ///                                  bypass caches
@@ -64,9 +71,11 @@ struct StmtNode {
   Value alpha;  // Rescale
   ir::Combine combine = ir::Combine::Sum;
   bool streaming = false;  // Store, Copy
-  // Matmul: c += a * b over (m, n, k); Copy: c = a over extents
+  // Matmul: c (+)= a * b over (m, n, k); Copy: c = a over extents
   View c, a, b;
-  int64_t m = 0, n = 0, k = 0;
+  Index m, n, k;
+  Index keep = 1;  // Matmul: 0 overwrites C, anything else adds to it
+  View next;       // Matmul: the next tile's A operand (buffer -1: none)
   std::vector<int64_t> extents;
   std::string text;  // Comment
 };
@@ -85,7 +94,7 @@ class Stmt {
   static Stmt store(int buffer, std::vector<Index> idx, Value v, bool streaming = false);
   static Stmt accumulate(int buffer, std::vector<Index> idx, ir::Combine c, Value v);
   static Stmt rescale(int buffer, std::vector<Index> idx, Value alpha, Value v);
-  static Stmt matmul(View c, View a, View b, int64_t m, int64_t n, int64_t k);
+  static Stmt matmul(View c, View a, View b, Index m, Index n, Index k, Index keep = 1);
   static Stmt copy(View dst, View src, std::vector<int64_t> extents, bool streaming = false);
   static Stmt prefetch(int buffer, std::vector<Index> idx);
   static Stmt alloc(int buffer);

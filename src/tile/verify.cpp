@@ -14,6 +14,7 @@ namespace {
 struct LoopFrame {
   std::string var;
   LoopKind kind;
+  Index extent;
   std::set<int> allocated_inside;  // buffers Alloc'ed within this loop's body
   std::map<int, std::vector<Index>> writes;  // Parallel, Vectorized: writes to outer buffers
 };
@@ -52,6 +53,26 @@ class Verifier {
     if (!write && !written_.count(b)) fail(s, "reads " + buf.name + " before anything writes it");
   }
 
+  // The largest value of `e` over the loops around it. A loop whose extent
+  // depends on outer variables (a tile cut by an edge: min(T, N - x)) is
+  // first replaced by its last iteration where `e` grows with it, so that
+  // upper_bound sees how the extent and the outer variables relate.
+  std::optional<int64_t> hi_of(const Index& e) const {
+    Index x = e;
+    for (size_t i = loops_.size(); i-- > 0;) {
+      const LoopFrame& f = loops_[i];
+      if (f.extent.is_const() || !x.uses(f.var) || !non_decreasing_in(x, f.var)) continue;
+      const Index last = f.extent - Index(1);
+      x = x.substitute([&](const std::string& v) -> std::optional<Index> {
+        if (v == f.var) return last;
+        return std::nullopt;
+      });
+    }
+    std::optional<int64_t> a = upper_bound(x, ranges_), b = upper_bound(e, ranges_);
+    if (a && b) return std::min(*a, *b);
+    return a ? a : b;
+  }
+
   void check_index(const Stmt& s, int b, const std::vector<Index>& idx) {
     if (!valid(b)) return;
     const Buffer& buf = k_.buffers[b];
@@ -62,6 +83,7 @@ class Verifier {
     }
     for (size_t d = 0; d < idx.size(); ++d) {
       std::optional<Interval> r = bounds(idx[d], ranges_);
+      if (r) r->hi = hi_of(idx[d]).value_or(r->hi);
       if (!r) fail(s, "cannot bound index " + idx[d].str() + " of " + buf.name);
       else if (r->lo < 0 || r->hi >= buf.shape[d])
         fail(s, "index " + idx[d].str() + " of " + buf.name + " spans [" + std::to_string(r->lo) + ", " +
@@ -119,11 +141,11 @@ class Verifier {
     return true;
   }
 
-  // A write of `b` at flat offset `off` (+ a tile whose axes move it by
-  // `tile`'s terms) inside the loops of loops_.
-  void check_write_disjoint(const Stmt& s, int b, const Index& off, const std::vector<Term>& tile, bool scalar_sum) {
-    int64_t span = 0;
-    for (const Term& t : tile) span += t.coef * t.range;
+  // A write of `b` from flat offset `off` to `end` (the last element of a
+  // tile whose axes move it by `tile`'s terms; `off` for one element)
+  // inside the loops of loops_.
+  void check_write_disjoint(const Stmt& s, int b, const Index& off, const Index& end, const std::vector<Term>& tile,
+                            bool scalar_sum) {
     for (size_t li = 0; li < loops_.size(); ++li) {
       const LoopFrame& f = loops_[li];
       if (f.kind != LoopKind::Parallel && f.kind != LoopKind::Vectorized) continue;
@@ -144,12 +166,40 @@ class Verifier {
       // Within one iteration of f, the loops inside it move the offset by
       // at most `reach`; iterations are disjoint when that stays below |c|.
       // Variables of loops around f are the same for all its iterations.
-      int64_t reach = span;
+      int64_t reach = 0;
       for (size_t lj = li + 1; lj < loops_.size(); ++lj) {
         auto it = a->coef.find(loops_[lj].var);
         if (it == a->coef.end()) continue;
         const Interval& r = ranges_.at(loops_[lj].var);
         reach += (it->second < 0 ? -it->second : it->second) * (r.hi - r.lo);
+      }
+      std::optional<Affine> ea = as_affine(end);
+      if (ea) {
+        for (auto& [v, k] : a->coef) ea->coef[v] -= k;
+        ea->constant -= a->constant;
+        bool constant_span = true;
+        for (auto& [v, k] : ea->coef) constant_span &= k == 0;
+        if (constant_span) reach += ea->constant;
+        else ea.reset();
+      }
+      if (!ea) reach = c < 0 ? -c : c;
+      if (c > 0 && reach >= c) {
+        // Inner loops whose extents depend on outer variables (edge tiles,
+        // a thread's range of rows), or an end that is a min: iteration p
+        // writes [c p + lo, end] where lo is the smallest the rest of the
+        // start reaches inside it; it stays below iteration p + 1's start
+        // when end - c p - lo < c.
+        Index rest;
+        int64_t lo = a->constant;
+        for (const auto& [v, k] : a->coef) {
+          bool inner = false;
+          for (size_t lj = li + 1; lj < loops_.size(); ++lj) inner |= loops_[lj].var == v;
+          if (v == f.var || k == 0) continue;
+          if (inner) lo += k < 0 ? k * ranges_.at(v).hi : 0;
+          else rest = rest + Index(k) * Index::var(v);
+        }
+        std::optional<int64_t> hi = hi_of(end - Index(c) * Index::var(f.var) - rest);
+        if (hi) reach = std::min(reach, *hi - lo);
       }
       if (reach >= (c < 0 ? -c : c) && !disjoint_by_radix(*a, li, tile))
         fail(s, "iterations of the " + kind + " loop " + f.var + " may write overlapping elements of " + k_.buffers[b].name);
@@ -212,23 +262,39 @@ class Verifier {
     }
   }
 
-  std::vector<Term> view_terms(const View& v, const std::vector<int64_t>& ext) const {
+  // The terms a view's axes add to its offset (extents at their largest).
+  std::vector<Term> view_terms(const View& v, const std::vector<Index>& ext) const {
     std::vector<Term> t;
-    for (size_t d = 0; d < ext.size() && d < v.strides.size(); ++d) t.push_back({std::abs(v.strides[d]), ext[d] - 1});
+    for (size_t d = 0; d < ext.size() && d < v.strides.size(); ++d) {
+      std::optional<Interval> e = bounds(ext[d], ranges_);
+      t.push_back({std::abs(v.strides[d]), e ? e->hi - 1 : 0});
+    }
     return t;
   }
 
-  void check_view(const Stmt& s, const View& v, const std::vector<int64_t>& ext, bool write) {
+  // The flat offset of a view's last element along its positive strides
+  // (extents as indices: a tile cut by an edge).
+  static Index view_end(const View& v, const std::vector<Index>& ext) {
+    Index end = v.offset;
+    for (size_t d = 0; d < ext.size() && d < v.strides.size(); ++d)
+      if (v.strides[d] > 0) end = end + (ext[d] - Index(1)) * Index(v.strides[d]);
+    return end;
+  }
+
+  void check_view(const Stmt& s, const View& v, const std::vector<Index>& ext, bool write) {
     check_use(s, v.buffer, write);
     if (!valid(v.buffer)) return;
     if (v.strides.size() != ext.size()) return fail(s, "a view needs one stride per extent");
     std::optional<Interval> r = bounds(v.offset, ranges_);
     if (!r) return fail(s, "cannot bound the offset " + v.offset.str());
-    int64_t lo = r->lo, hi = r->hi;
+    int64_t lo = r->lo;
+    std::optional<int64_t> top = hi_of(view_end(v, ext));
+    if (!top) return fail(s, "cannot bound the view of " + k_.buffers[v.buffer].name);
+    int64_t hi = *top;
     for (size_t d = 0; d < ext.size(); ++d) {
-      int64_t e = (ext[d] - 1) * v.strides[d];
-      if (e < 0) lo += e;
-      else hi += e;
+      std::optional<Interval> e = bounds(ext[d], ranges_);
+      if (!e) return fail(s, "cannot bound the extent " + ext[d].str());
+      if (v.strides[d] < 0) lo += (e->hi - 1) * v.strides[d];
     }
     int64_t n = std::max<int64_t>(k_.buffers[v.buffer].numel(), 1);
     if (lo < 0 || hi >= n)
@@ -254,7 +320,7 @@ class Verifier {
         if (e->hi <= 0) return;  // never runs
         if (ranges_.count(n.var)) fail(s, "the loop variable " + n.var + " shadows another");
         ranges_[n.var] = Interval{0, std::max<int64_t>(e->hi - 1, 0)};
-        loops_.push_back(LoopFrame{n.var, n.loop, {}, {}});
+        loops_.push_back(LoopFrame{n.var, n.loop, n.extent, {}, {}});
         if (n.loop == LoopKind::Parallel || n.loop == LoopKind::Vectorized) loops_.back().writes = writes_inside(s);
         stmt(n.body.at(0));
         loops_.pop_back();
@@ -265,7 +331,7 @@ class Verifier {
         check_value(s, n.value);
         check_use(s, n.buffer, true);
         check_index(s, n.buffer, n.idx);
-        if (valid(n.buffer)) check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), {}, false);
+        if (valid(n.buffer)) check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), flat(n.buffer, n.idx), {}, false);
         written_.insert(n.buffer);
         return;
       case StmtKind::Accumulate:
@@ -280,22 +346,42 @@ class Verifier {
           // vector lanes: the printer keeps one partial per lane.
           bool scalar_sum = n.kind == StmtKind::Accumulate && n.combine != ir::Combine::None &&
                             k_.buffers[n.buffer].scope == Scope::Register && k_.buffers[n.buffer].shape.empty();
-          check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), {}, scalar_sum);
+          check_write_disjoint(s, n.buffer, flat(n.buffer, n.idx), flat(n.buffer, n.idx), {}, scalar_sum);
         }
         return;
-      case StmtKind::Matmul:
+      case StmtKind::Matmul: {
         check_view(s, n.a, {n.m, n.k}, false);
         check_view(s, n.b, {n.k, n.n}, false);
-        check_view(s, n.c, {n.m, n.n}, false);
-        check_use(s, n.c.buffer, true);
-        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_terms(n.c, {n.m, n.n}), false);
-        return;
-      case StmtKind::Copy:
-        check_view(s, n.a, n.extents, false);
-        check_view(s, n.c, n.extents, true);
-        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_terms(n.c, n.extents), false);
+        // C is read unless keep is 0; a keep that varies must be 0 the
+        // first time the statement runs (the first slice of a blocked sum
+        // overwrites, later ones add).
+        std::map<std::string, int64_t> first;
+        for (const LoopFrame& f : loops_) first[f.var] = 0;
+        bool reads_c = !(n.keep.is_const() && n.keep.value() == 0);
+        if (!n.keep.is_const()) {
+          bool bound = true;
+          try {
+            reads_c = n.keep.eval(first) != 0;
+          } catch (const std::exception&) {
+            bound = false;
+          }
+          if (!bound) fail(s, "keep " + n.keep.str() + " uses a variable of no enclosing loop");
+        }
+        if (reads_c) check_view(s, n.c, {n.m, n.n}, false);
+        check_view(s, n.c, {n.m, n.n}, true);
+        if (n.next.buffer >= 0) check_use(s, n.next.buffer, false);
+        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_end(n.c, {n.m, n.n}), view_terms(n.c, {n.m, n.n}), false);
         written_.insert(n.c.buffer);
         return;
+      }
+      case StmtKind::Copy: {
+        std::vector<Index> ext(n.extents.begin(), n.extents.end());
+        check_view(s, n.a, ext, false);
+        check_view(s, n.c, ext, true);
+        if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_end(n.c, ext), view_terms(n.c, ext), false);
+        written_.insert(n.c.buffer);
+        return;
+      }
       case StmtKind::Prefetch: check_index(s, n.buffer, n.idx); return;
       case StmtKind::Alloc:
         if (!valid(n.buffer)) return fail(s, "buffer #" + std::to_string(n.buffer) + " does not exist");

@@ -48,4 +48,10 @@ KernelSource print_tile_cpp(const tile::Kernel& k, const ir::Graph& g, const std
 /// shapes) and its name is the entry.
 KernelSource print_tile_cpp(const tile::Kernel& k, const std::string& what, const TileCppOptions& o = {});
 
+/// `k` as `static void <fn>(const T* <in>..., T* <out>...)`, parameters named
+/// after k's Input buffers (in param order) then its Outputs (in output
+/// order), preceded by the #include lines and helpers it needs: a piece of a
+/// larger translation unit (a stage of a staged kernel).
+std::string print_tile_function(const tile::Kernel& k, const std::string& fn, const TileCppOptions& o = {});
+
 }  // namespace axon::codegen

@@ -37,36 +37,17 @@
 #include <vector>
 
 #include "schedule/schedule.h"
+#include "tile/lower_gemm.h"
 #include "target/target.h"
 
 namespace axon::codegen {
 
-/// C[b][m][n] = (accumulate ? C[b][m][n] : 0) + sum_k A[b][m][k] * B[b][k][n],
-/// float32 throughout. Strides are in elements; dense row-major is
-/// a_m = K, a_k = 1, b_k = N, b_n = 1, c_m = N, c_n = 1 (a transposed operand
-/// swaps its two inner strides). A batch stride of 0 means the operand is
-/// shared by all batches (broadcast); c_batch must not be 0 when batch > 1.
-struct GemmShape {
-  int64_t batch = 1, M = 1, N = 1, K = 1;
-  int64_t a_batch = 0, a_m = 1, a_k = 1;
-  int64_t b_batch = 0, b_k = 1, b_n = 1;
-  int64_t c_batch = 0, c_m = 1, c_n = 1;
-  bool accumulate = false;
-};
+using tile::GemmShape;
 
 /// Dense row-major [batch][M][K] x [batch][K][N] -> [batch][M][N].
 GemmShape dense_gemm_shape(int64_t batch, int64_t M, int64_t N, int64_t K);
 
-struct GemmSchedule {
-  int mr = 6;         // rows of the register tile
-  int nr = 64;        // columns of the register tile (a multiple of the vector width W)
-  int64_t kc = 256;   // depth of one packed slice of K
-  int64_t mc = 96;    // rows of C per thread work item (a multiple of mr)
-  int64_t nc = 1024;  // columns of C per packed B block (a multiple of nr)
-  int threads = 1;    // OpenMP threads (the caller pins them)
-  bool pack_a = true, pack_b = true;  // false: the operand is read in place (default: A with a_k = 1)
-  int prefetch = 1;   // 1: software-prefetch the next A panel and the C tile
-};
+using tile::GemmSchedule;
 
 /// Knobs named prefix + {"mr","nr","kc","mc","nc","threads","prefetch","pack_a","pack_b"}, each
 /// with its legal values; values[0] is the cost model's best guess. Not every

@@ -1,0 +1,66 @@
+// lower_gemm: one (batched) float32 matrix product as a tile-IR kernel in
+// the BLIS form: packed panels, register tiles, edges cut by min().
+//
+/// The program (docs/tile_ir.md, "The GEMM as a tile program"):
+///
+///   for b < batch                          [parallel when batches feed every thread]
+///     for jb < ceil(N / nc)                 jc = jb nc, nb = min(nc, N - jc)
+///       for pb < ceil(K / kc)               pc = pb kc, kb = min(kc, K - pc)
+///         for jp < ceil(nb / nr)            [parallel]  pack B[pc.., jc + jp nr..] into
+///                                           Bpack panel jp (kb x nr, zero padded)
+///         for t < threads                   [parallel]  rows [t R, min(M, t R + R))
+///           for ib                          ic, mb = min(mc, rows left)
+///             for ip  pack A[ic + ip mr.., pc..] into Apack panel ip (mr x kb, zero padded)
+///             for ir < ceil(mb / mr)        A panel outer: it stays in L1
+///               for jr < ceil(nb / nr)
+///                 matmul C[ic + ir mr.., jc + jr nr..] (keep: pb > 0) =
+///                        Apack[ir] . Bpack[jr]   (min(mr, ..) x min(nr, ..) x kb)
+///
+/// An operand read in place (pack_a / pack_b false) is a view of the input
+/// with its own strides; A in place still packs the one panel an edge of M
+/// cuts, so that every tile the printer computes in full reads only memory
+/// of its buffers. The Matmul statements are what a printer turns into
+/// register-tiled micro-kernels (codegen/c_like/tile_cpp.h).
+///
+/// Requires: s legal for g (codegen/cpu/gemm.h gemm_why_illegal).
+/// Ensures: indices folded for the shape (tile/passes/fold_indices.h);
+/// buffers 0 and 1 are the Inputs A and B (params 0, 1) and
+/// buffer 2 the Output C (output 0), each a flat array as long as the
+/// strides reach; tile::verify(kernel) is empty; the interpreter computes
+/// C = A . B.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tile/kernel.h"
+
+namespace axon::tile {
+
+/// C[b][m][n] = sum_k A[b][m][k] * B[b][k][n],
+/// float32 throughout. Strides are in elements; dense row-major is
+/// a_m = K, a_k = 1, b_k = N, b_n = 1, c_m = N, c_n = 1 (a transposed operand
+/// swaps its two inner strides). A batch stride of 0 means the operand is
+/// shared by all batches (broadcast); c_batch must not be 0 when batch > 1.
+struct GemmShape {
+  int64_t batch = 1, M = 1, N = 1, K = 1;
+  int64_t a_batch = 0, a_m = 1, a_k = 1;
+  int64_t b_batch = 0, b_k = 1, b_n = 1;
+  int64_t c_batch = 0, c_m = 1, c_n = 1;
+};
+
+/// How the product is blocked: the schedule knobs of codegen/cpu/gemm.h.
+struct GemmSchedule {
+  int mr = 6;         // rows of the register tile
+  int nr = 64;        // columns of the register tile (a multiple of the vector width W)
+  int64_t kc = 256;   // depth of one packed slice of K
+  int64_t mc = 96;    // rows of C per thread work item (a multiple of mr)
+  int64_t nc = 1024;  // columns of C per packed B block (a multiple of nr)
+  int threads = 1;    // OpenMP threads (the caller pins them)
+  bool pack_a = true, pack_b = true;  // false: the operand is read in place (default: A with a_k = 1)
+  int prefetch = 1;   // 1: software-prefetch the next A panel and the C tile
+};
+
+Kernel lower_gemm(const GemmShape& g, const GemmSchedule& s, const std::string& name = "gemm");
+
+}  // namespace axon::tile

@@ -1,0 +1,20 @@
+// Pass fold_indices: every index folded with the ranges of the loops around
+// it, so that a program built with general edge expressions reads (and
+// compiles) as what it is for the shapes at hand.
+//
+/// - a variable whose loop runs once is 0, and the loop goes (a parallel
+///   loop of one iteration runs on one thread anyway); a loop that never
+///   runs goes too;
+/// - min(a, b) is a when a <= b over the ranges (and b when b <= a);
+/// - a / c and a % c with a in [0, c) become 0 and a (tile::simplify).
+/// Applies to loop extents, Load/Store/Accumulate/Rescale/Prefetch indices,
+/// views, and a Matmul's m, n, k and keep. Values do not change.
+#pragma once
+
+#include "tile/kernel.h"
+
+namespace axon::tile {
+
+Kernel fold_indices(const Kernel& k);
+
+}  // namespace axon::tile
