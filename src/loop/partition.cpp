@@ -3,6 +3,8 @@
 // is one Row stage, otherwise each of its connected pieces is tried alone.
 #include "loop/partition.h"
 
+#include "loop/attention_group.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -18,6 +20,7 @@ const char* stage_kind_name(StageKind k) {
     case StageKind::Contraction: return "contraction";
     case StageKind::Copy: return "copy";
     case StageKind::Row: return "row";
+    case StageKind::Attention: return "attention";
     default: return "naive";
   }
 }
@@ -165,6 +168,7 @@ class Partitioner {
       if (s.kind == StageKind::Row || s.kind == StageKind::Naive) build_sub(s);
       p.stages.push_back(std::move(s));
     }
+    fuse_attention_groups(g_, &p);
     p.whole_graph = p.stages.size() == 1 && (p.stages[0].kind == StageKind::Row || p.stages[0].kind == StageKind::Naive);
     return p;
   }

@@ -10,7 +10,11 @@
 ///  - Copy: a Transpose materialised from a buffer, as a strided view of it
 ///    (the tiled layout copy of tile/lower_copy.h);
 ///  - Row: a subgraph in the fused row-kernel form (loop/row_kernel.h);
-///  - Naive: any other subgraph (one loop nest per node).
+///  - Naive: any other subgraph (one loop nest per node);
+///  - Attention: a contraction, a softmax over its last axis of an
+///    elementwise score of it, and a contraction of the probabilities
+///    (loop/attention_group.h), computed together without storing the
+///    scores.
 /// Values that cross a stage boundary are materialised as dense row-major
 /// buffers; everything else stays inside its stage. Stages are listed in an
 /// order that respects their dependencies (the graph's topological order).
@@ -34,7 +38,7 @@
 
 namespace axon::loop {
 
-enum class StageKind { Contraction, Copy, Row, Naive };
+enum class StageKind { Contraction, Copy, Row, Naive, Attention };
 const char* stage_kind_name(StageKind k);
 
 /// C[b][m][n] = sum_k A[b][m][k] * B[b][k][n] over element strides of the
@@ -54,6 +58,19 @@ struct LayoutCopy {
   std::vector<int64_t> in_strides;
 };
 
+/// softmax(score(S)) . V where S = Q . K^T (`qk`) and the product with V is
+/// `pv` (its A operand the probabilities, dense [batch, M, N]). The score is
+/// `score_graph`'s node `score` (elementwise over its params: param
+/// `s_param` is S, param p != s_param is the stage's input `extra[p']` in
+/// order); Stage::inputs are {Q base, K base, V base, extra...}.
+struct AttentionGroup {
+  Contraction qk, pv;
+  ir::Graph score_graph;
+  ir::NodeId score = -1;
+  int s_param = -1;
+  std::vector<ir::NodeId> extra;
+};
+
 struct Stage {
   StageKind kind = StageKind::Naive;
   std::vector<ir::NodeId> nodes;    // the original nodes computed here, ascending
@@ -63,6 +80,7 @@ struct Stage {
   RowKernel row;                    // Row: plan_row_kernel(sub)
   Contraction contraction;          // Contraction: inputs = {a_base, b_base}, results = {the einsum}
   LayoutCopy copy;                  // Copy: inputs = {copy.base}, results = {the transpose}
+  AttentionGroup attention;         // Attention
 };
 
 struct Partition {

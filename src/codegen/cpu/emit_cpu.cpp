@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "codegen/c_like/naive_cpp.h"
+#include "codegen/cpu/attention.h"
 #include "codegen/cpu/gemm.h"
 #include "codegen/cpu/row_kernel_cpp.h"
 #include "codegen/cpu/stage_knobs.h"
@@ -51,6 +52,7 @@ schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const tar
     if (st.kind == StageKind::Contraction) k = codegen::gemm_knobs(codegen::gemm_shape_of(st.contraction), t, prefix + "gemm.");
     if (st.kind == StageKind::Copy) k = codegen::copy_knobs(codegen::copy_shape_of(g, st), t, prefix + "copy.");
     if (st.kind == StageKind::Naive) k = codegen::loops_knobs(t, prefix);
+    if (st.kind == StageKind::Attention) k = codegen::attention_knobs(st.attention, t, prefix + "attn.");
     sp.knobs.insert(sp.knobs.end(), k.begin(), k.end());
   }
   return sp;
@@ -83,6 +85,12 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
       std::string why = codegen::copy_why_illegal(codegen::copy_shape_of(g, p.stages[i]), codegen::copy_schedule_from(s, prefix), t);
       if (!why.empty()) return "stage " + std::to_string(i) + ": " + why;
     }
+    if (p.stages[i].kind == StageKind::Attention) {
+      const std::string prefix = stage_prefix(static_cast<int>(i)) + "attn.";
+      std::string why = codegen::attention_why_illegal(
+          p.stages[i].attention, codegen::attention_schedule_from(p.stages[i].attention, s, t, prefix));
+      if (!why.empty()) return "stage " + std::to_string(i) + ": " + why;
+    }
     if (p.stages[i].kind != StageKind::Contraction) continue;
     const std::string prefix = stage_prefix(static_cast<int>(i)) + "gemm.";
     codegen::GemmShape shape = codegen::gemm_shape_of(p.stages[i].contraction);
@@ -107,6 +115,8 @@ double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const 
     const std::string prefix = stage_prefix(static_cast<int>(i));
     if (st.kind == StageKind::Row) sec += codegen::row_stage_seconds(st.row, codegen::row_stage_options(s, t, prefix), t);
     else if (st.kind == StageKind::Naive) sec += codegen::loops_seconds(st.sub, codegen::loops_options(s, t, prefix), t);
+    else if (st.kind == StageKind::Attention)
+      sec += codegen::attention_seconds(st.attention, codegen::attention_schedule_from(st.attention, s, t, prefix + "attn."), t);
     else if (st.kind == StageKind::Copy)
       sec += codegen::copy_seconds(codegen::copy_shape_of(g, st), codegen::copy_schedule_from(s, prefix + "copy."), t);
     else {

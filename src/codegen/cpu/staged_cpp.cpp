@@ -7,6 +7,7 @@
 
 #include "codegen/c_like/kernel_abi.h"
 #include "codegen/c_like/naive_cpp.h"
+#include "codegen/cpu/attention.h"
 #include "codegen/cpu/gemm.h"
 #include "codegen/cpu/row_kernel_cpp.h"
 #include "codegen/cpu/stage_knobs.h"
@@ -73,7 +74,9 @@ class StagedEmitter {
       body << "  // stage " << i << " (" << loop::stage_kind_name(st.kind) << "): "
            << comment_text(print_node(g_, st.nodes.back())) << "\n";
       body << "  " << ns
-           << (st.kind == loop::StageKind::Contraction ? "::gemm(" : "::run(");
+           << (st.kind == loop::StageKind::Contraction ? "::gemm("
+               : st.kind == loop::StageKind::Attention ? "::attention("
+                                                       : "::run(");
       bool first = true;
       for (NodeId in : st.inputs) body << (first ? "" : ", ") << buf_.at(in), first = false;
       for (NodeId r : st.results) body << (first ? "" : ", ") << buf_.at(r), first = false;
@@ -130,6 +133,11 @@ class StagedEmitter {
       case loop::StageKind::Copy: {
         KernelSource ks = emit_copy_cpp(copy_shape_of(g_, st), copy_schedule_from(s_, prefix + "copy."), t_, "copy");
         return as_stage_namespace(ks.source, ks.entry, ns, &includes_);
+      }
+      case loop::StageKind::Attention: {
+        const loop::AttentionGroup& a = st.attention;
+        std::string fn = emit_attention_function(g_, a, attention_schedule_from(a, s_, t_, prefix + "attn."), t_, "attention");
+        return as_stage_namespace(fn, "", ns, &includes_);
       }
       case loop::StageKind::Row: {
         KernelSource ks = emit_row_kernel_cpp(st.sub, st.row, row_stage_options(s_, t_, prefix));

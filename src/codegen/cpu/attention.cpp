@@ -1,0 +1,124 @@
+#include "codegen/cpu/attention.h"
+
+#include <algorithm>
+
+#include "codegen/c_like/tile_cpp.h"
+#include "support/diagnostic.h"
+#include "tile/inline_value.h"
+#include "tile/verify.h"
+
+namespace axon::codegen {
+
+namespace {
+
+int lanes(const target::Target& t) {
+  const int bits = t.isa.vector_bits();
+  return bits >= 512 ? 16 : bits >= 256 ? 8 : 1;
+}
+
+// The ISA's register tile for both products.
+void register_tile(const target::Target& t, int* mr, int* nr) {
+  const int w = lanes(t);
+  *mr = 4;
+  *nr = w == 16 ? 64 : w == 8 ? 16 : 4;
+}
+
+std::vector<int64_t> dividing(const std::vector<int64_t>& candidates, int64_t total, int64_t multiple_of) {
+  std::vector<int64_t> out;
+  for (int64_t c : candidates)
+    if (c <= total && total % c == 0 && c % multiple_of == 0) out.push_back(c);
+  return out;
+}
+
+}  // namespace
+
+tile::AttentionShape attention_shape_of(const loop::AttentionGroup& a) {
+  const loop::Contraction &qk = a.qk, &pv = a.pv;
+  tile::AttentionShape s;
+  s.batch = qk.batch, s.M = qk.M, s.N = qk.N, s.D = qk.K, s.Dv = pv.N;
+  s.q_batch = qk.a_batch, s.q_m = qk.a_m, s.q_k = qk.a_k;
+  s.k_batch = qk.b_batch, s.k_n = qk.b_n, s.k_k = qk.b_k;
+  s.v_batch = pv.b_batch, s.v_k = pv.b_k, s.v_n = pv.b_n;
+  s.o_batch = pv.c_batch, s.o_m = pv.c_m, s.o_n = pv.c_n;
+  return s;
+}
+
+std::vector<schedule::Knob> attention_knobs(const loop::AttentionGroup& a, const target::Target& t,
+                                            const std::string& p) {
+  int mr = 0, nr = 0;
+  register_tile(t, &mr, &nr);
+  const tile::AttentionShape s = attention_shape_of(a);
+  std::vector<schedule::Knob> k;
+  k.push_back({p + "bq", dividing({64, 32, 128, 16, 256, 8, 4}, s.M, mr), "query rows per block"});
+  k.push_back({p + "bk", dividing({64, 128, 256, 512}, s.N, nr), "key rows per block"});
+  std::vector<int64_t> threads;
+  for (int64_t n = std::max(1, t.cores); n >= 1; n = n > 1 ? n / 2 : 0) threads.push_back(n);
+  k.push_back({p + "threads", threads, "OpenMP threads over the batch"});
+  k.push_back({p + "kt", s.M >= 32 ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1},
+               "1: K^T packed and the scores register-tiled; 0: dot products"});
+  return k;
+}
+
+tile::AttentionSchedule attention_schedule_from(const loop::AttentionGroup& a, const schedule::Schedule& sched,
+                                                const target::Target& t, const std::string& p) {
+  tile::AttentionSchedule s;
+  register_tile(t, &s.mr, &s.nr);
+  for (const schedule::Knob& k : attention_knobs(a, t, p)) {
+    auto it = sched.find(k.name);
+    const int64_t v = it != sched.end() ? it->second : (k.values.empty() ? 0 : k.values[0]);
+    const std::string name = k.name.substr(p.size());
+    if (name == "bq") s.bq = v;
+    if (name == "bk") s.bk = v;
+    if (name == "threads") s.threads = static_cast<int>(v);
+    if (name == "kt") s.transpose_k = v != 0;
+  }
+  return s;
+}
+
+std::string attention_why_illegal(const loop::AttentionGroup& a, const tile::AttentionSchedule& s) {
+  const tile::AttentionShape sh = attention_shape_of(a);
+  if (s.bq <= 0 || sh.M % s.bq != 0 || s.bq % s.mr != 0)
+    return "attn.bq = " + std::to_string(s.bq) + " must divide M = " + std::to_string(sh.M) + " in whole register tiles";
+  if (s.bk <= 0 || sh.N % s.bk != 0 || s.bk % s.nr != 0)
+    return "attn.bk = " + std::to_string(s.bk) + " must divide N = " + std::to_string(sh.N) + " in whole register tiles";
+  if (sh.Dv % s.nr != 0) return "the value width " + std::to_string(sh.Dv) + " is not a whole number of register tiles";
+  if (s.threads < 1) return "attn.threads must be at least 1";
+  return "";
+}
+
+double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSchedule& s, const target::Target& t) {
+  const tile::AttentionShape sh = attention_shape_of(a);
+  const double lane_peak = t.peaks.fma_gflops_all > 0 ? t.peaks.fma_gflops_all / std::max(1, t.cores)
+                                                      : (t.peaks.fma_gflops_1t > 0 ? t.peaks.fma_gflops_1t : 50);
+  const double peak = lane_peak * std::min(s.threads, std::max(1, t.cores)) * 1e9;
+  const double flops = 2.0 * sh.batch * sh.M * sh.N * (sh.D + sh.Dv);
+  // Two passes of exp and arithmetic over every score, about 16 flops each.
+  const double softmax = 16.0 * sh.batch * sh.M * sh.N;
+  // Dot products use a quarter of the register tile's throughput.
+  return (flops * (s.transpose_k ? 1.0 : 2.5) + softmax) / (0.7 * peak);
+}
+
+std::string emit_attention_function(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
+                                    const target::Target& t, const std::string& fn) {
+  std::vector<tile::Buffer> extra;
+  for (size_t i = 0; i < a.extra.size(); ++i) {
+    const ir::Type& ty = g[a.extra[i]].type;
+    extra.push_back(tile::Buffer{"E" + std::to_string(i), ty.dtype, ty.shape, tile::Scope::Input, static_cast<int>(3 + i)});
+  }
+  const ir::Graph& sg = a.score_graph;
+  tile::ScoreFn score = [&](const std::vector<tile::Index>& bij, const tile::Value& sv, const std::vector<int>& bufs) {
+    return tile::inline_value(sg, a.score, bij, [&](int param, const std::vector<tile::Index>& idx) {
+      if (param == a.s_param) return sv;
+      const int e = param < a.s_param ? param : param - 1;
+      return tile::Value::load(bufs.at(static_cast<size_t>(e)), idx, sg.params.at(static_cast<size_t>(param)).type.dtype);
+    });
+  };
+  tile::Kernel k = tile::lower_attention(attention_shape_of(a), s, extra, score, fn);
+  std::vector<std::string> problems = tile::verify(k);
+  if (!problems.empty()) throw InternalError("the attention's tile program is ill-formed: " + problems.front());
+  TileCppOptions o;
+  o.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
+  return print_tile_function(k, fn, o);
+}
+
+}  // namespace axon::codegen

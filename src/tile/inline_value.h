@@ -1,0 +1,26 @@
+// inline_value: the value of a graph node at one element as a tile-IR
+// Value, the node's elementwise and layout ops applied in place (their
+// meaning is ir::body, their addressing ir::operand_index), so that a
+// lowering can compute a subgraph where it is needed instead of storing it.
+//
+/// Requires: inlinable(g, id): no node of id's cone (down to its Params)
+/// is a reduction, an einsum or a concat. `param(p, idx)` gives the value
+/// of graph parameter p at index idx (a Load of the buffer that holds it,
+/// or any Value a lowering has at hand); Constants become literals and
+/// Iotas their index.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "ir/graph.h"
+#include "tile/value.h"
+
+namespace axon::tile {
+
+bool inlinable(const ir::Graph& g, ir::NodeId id);
+
+Value inline_value(const ir::Graph& g, ir::NodeId id, const std::vector<Index>& idx,
+                   const std::function<Value(int param, const std::vector<Index>& idx)>& param);
+
+}  // namespace axon::tile

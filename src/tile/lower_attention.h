@@ -1,0 +1,73 @@
+// lower_attention: softmax(score(Q . K^T)) . V as one tile-IR kernel that
+// never stores the scores: for each query block, the key blocks one after
+// another, with an online softmax (a running max and sum per row, and the
+// output tile rescaled when the max grows).
+//
+/// The program (docs/tile_ir.md, "Attention as a tile program"):
+///
+///   for b < batch                                  [parallel]
+///     Kt = K[b]^T                                   (scratch, by key blocks of D x bk: unit-stride B panels;
+///                                                    without transpose_k, S[i, j] is a dot product instead)
+///     for qb < M / bq
+///       m = -inf, l = 0, O = 0                      (scratch, per query row)
+///       for kb < N / bk
+///         S = Q[b, qb..] . Kt[:, kb..]              (matmuls on mr x nr register tiles)
+///         for i < bq
+///           mx = max(m[i], max_j X(i, j))           X = score(S): the graph's scale, mask, ...
+///           alpha = exp(m[i] - mx)
+///           S[i, j] = exp(X(i, j) - mx); sum = sum_j S[i, j]
+///           l[i] = l[i] alpha + sum                 (Rescale)
+///           O[i, :] *= alpha; m[i] = mx
+///         O += S . V[b, kb..]                       (matmuls on register tiles)
+///       out[b, qb.., :] = O / l
+///
+/// which equals softmax over the whole row because exp(x - m') = exp(x - m)
+/// exp(m - m') and the division by the row sum commutes with the product by
+/// V (the online-softmax rewrite). The sums run in a different order than
+/// the reference's: the error budget bounds the difference.
+///
+/// Requires: M % bq == 0, N % bk == 0, bq % mr == 0, bk % nr == 0,
+/// Dv % nr == 0, V and the output unit-stride along their last axis.
+/// Ensures: buffers 0, 1, 2 are the Inputs Q, K, V (params 0, 1, 2), the
+/// `extra` buffers follow as Inputs 3.., then the Output; tile::verify is
+/// empty; the interpreter computes softmax(score) . V.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tile/kernel.h"
+
+namespace axon::tile {
+
+/// Element strides of the operands' base buffers and their lengths.
+struct AttentionShape {
+  int64_t batch = 1, M = 1, N = 1, D = 1, Dv = 1;
+  int64_t q_batch = 0, q_m = 0, q_k = 0;  // Q[b][i][d]
+  int64_t k_batch = 0, k_n = 0, k_k = 0;  // K[b][j][d]
+  int64_t v_batch = 0, v_k = 0, v_n = 0;  // V[b][j][e]
+  int64_t o_batch = 0, o_m = 0, o_n = 0;  // out[b][i][e]
+};
+
+struct AttentionSchedule {
+  int64_t bq = 64, bk = 64;  // query and key block rows
+  int mr = 4, nr = 64;       // register tile of both products
+  int threads = 1;           // over the batch
+  /// true: K^T is packed once per batch and the scores are register-tiled
+  /// matmuls; false: each score is a vector dot product of a Q row and a K
+  /// row (no packing: for few query rows, as in decoding, where packing K
+  /// would cost as much as reading it).
+  bool transpose_k = true;
+};
+
+/// score(b, i, j, s, extra): the score the softmax takes at (b, i, j) from
+/// s, the Value of (Q . K^T)[b, i, j], reading the extra inputs (their
+/// buffer ids) as it needs.
+using ScoreFn = std::function<Value(const std::vector<Index>& bij, const Value& s, const std::vector<int>& extra)>;
+
+Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
+                       const ScoreFn& score, const std::string& name = "attention");
+
+}  // namespace axon::tile
