@@ -59,8 +59,8 @@ TEST(staged_codegen, workloadsGetTheExpectedStages) {
   for (Want x : {Want{"s1_matmul", "contraction"}, Want{"s9_bmm", "contraction"},
                  Want{"m1_rmsnorm_matmul", "row contraction"}, Want{"m2_matmul_bias_gelu", "contraction row"},
                  Want{"m4_lora", "contraction contraction contraction row"},
-                 Want{"m5_attention", "contraction row contraction"},
-                 Want{"m6_causal_attention", "contraction naive row contraction"},
+                 Want{"m5_attention", "attention"}, Want{"m6_causal_attention", "naive attention"},
+                 Want{"m7_gqa_decode", "attention row"}, Want{"m9_qknorm_attention", "row attention"},
                  Want{"m11_softmax_matmul", "row contraction"}, Want{"s2_softmax", "row"},
                  Want{"s8_transpose", "copy"}}) {
     EXPECT_EQ(kinds(loop::partition_graph(load_workload(x.w))), x.stages) << x.w;
@@ -72,11 +72,36 @@ TEST(staged_codegen, workloadsGetTheExpectedStages) {
   // m5's K^T is read through strides, never copied: the first product reads K itself.
   ir::Graph g = load_workload("m5_attention");
   loop::Partition p = loop::partition_graph(g);
-  const loop::Contraction& c = p.stages[0].contraction;
+  const loop::Contraction& c = p.stages[0].attention.qk;
   EXPECT_EQ(g[c.b_base].op, ir::Op::Param);
   EXPECT_EQ(c.b_k, 1);
   EXPECT_EQ(c.b_n, 64);
   EXPECT_EQ(c.batch, 16);
+  // The attention stage reads Q, K, V and (m6) the mask; the score is the
+  // scaled product (m5) or the mask's select over it (m6).
+  EXPECT_EQ(p.stages[0].inputs.size(), 3u);
+  EXPECT_EQ(p.stages[0].attention.score_graph[p.stages[0].attention.score].op, ir::Op::Mul);
+  loop::Partition p6 = loop::partition_graph(load_workload("m6_causal_attention"));
+  EXPECT_EQ(p6.stages[1].inputs.size(), 4u);
+  EXPECT_EQ(p6.stages[1].attention.score_graph[p6.stages[1].attention.score].op, ir::Op::Select);
+}
+
+// A softmax whose probabilities are also an output, or over another axis,
+// or of a score that is not elementwise, stays three stages.
+TEST(staged_codegen, attentionNeedsTheWholePattern) {
+  const std::string head =
+      "import numpy as np\n\ndef f(Q: \"f32[2, 64, 64]\", K: \"f32[2, 128, 64]\", V: \"f32[2, 128, 64]\"):\n"
+      "    s = Q @ np.swapaxes(K, -1, -2)\n";
+  auto stages = [&](const std::string& body) { return kinds(loop::partition_graph(parse(head + body))); };
+  const std::string softmax = "    e = np.exp(s - np.max(s, axis=-1, keepdims=True))\n    p = e / np.sum(e, axis=-1, keepdims=True)\n";
+  EXPECT_EQ(stages(softmax + "    return p @ V\n"), "attention");
+  EXPECT_EQ(stages(softmax + "    return p @ V, p\n"), "contraction row contraction");
+  EXPECT_EQ(stages("    e = np.exp(s - np.max(s, axis=1, keepdims=True))\n    p = e / np.sum(e, axis=1, keepdims=True)\n"
+                   "    return np.swapaxes(p, -1, -2) @ Q\n").find("attention"),
+            std::string::npos);
+  EXPECT_EQ(stages("    e = np.exp(s - np.max(s, axis=-1, keepdims=True))\n    p = e / np.sum(e * 2.0, axis=-1, keepdims=True)\n"
+                   "    return p @ V\n").find("attention"),
+            std::string::npos);
 }
 
 TEST(staged_codegen, contractionWorkloadsAreCorrect) {
