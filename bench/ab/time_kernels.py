@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Times kernels compiled by `axon compile` side by side, in turns.
+
+    bench/ab/time_kernels.py ROUNDS DIR_A DIR_B [DIR ...]
+
+Each DIR holds a kernel.cpp and kernel.h of the same spec (for example the
+same workload compiled by two builds of axon at one schedule). Every kernel
+is built as axon builds it for this host (-O3 -fopenmp -ffp-contract=off and
+the host's AVX-512 or AVX2 flags), its buffers are read from the shape table
+of kernel.h, filled with uniform [-1, 1) floats (bools: alternate; integers:
+small) and 64-byte aligned; then, ROUNDS times, each kernel is called 3 times
+to warm up and 11 times timed, kernels in turn. Prints one line per kernel:
+the median over rounds of each round's median, in ms, and its ratio to the
+first. Float32, bool and int inputs only.
+"""
+import ctypes
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "bool": np.bool_}
+
+
+def host_flags():
+    flags = open("/proc/cpuinfo").read()
+    if all(f in flags for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq")):
+        return ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx2", "-mfma"]
+    if "avx2" in flags and "fma" in flags:
+        return ["-mavx2", "-mfma"]
+    return []
+
+
+def load(directory, out):
+    header = open(os.path.join(directory, "kernel.h")).read()
+    entry = re.search(r"void (\w+)\(", header).group(1)
+    so = os.path.join(out, os.path.basename(os.path.abspath(directory)) + f"_{abs(hash(directory))}.so")
+    subprocess.run(["g++", "-w", "-O3", "-fopenmp", "-ffp-contract=off", "-fPIC", "-shared", *host_flags(), "-I", directory,
+                    os.path.join(directory, "kernel.cpp"), "-o", so], check=True)
+    buffers = []
+    rng = np.random.default_rng(5)
+    for name, dtype, dims in re.findall(r"^//\s+(\w+)\s+(\w+)\[([0-9, ]*)\]\s+(?:input|output)", header, re.M):
+        shape = [int(d) for d in dims.split(",") if d.strip()]
+        n = int(np.prod(shape)) if shape else 1
+        raw = np.empty(n * 8 + 64, dtype=np.uint8)
+        off = (-raw.ctypes.data) % 64
+        a = raw[off:off + n * np.dtype(DTYPES[dtype]).itemsize].view(DTYPES[dtype])
+        if dtype == "bool":
+            a[:] = np.arange(n) % 2 == 0
+        elif dtype.startswith("i"):
+            a[:] = rng.integers(0, 4, n)
+        else:
+            a[:] = rng.uniform(-1, 1, n)
+        buffers.append((raw, a))
+    fn = getattr(ctypes.CDLL(so), entry)
+    args = [ctypes.c_void_p(a.ctypes.data) for _, a in buffers]
+    return lambda: fn(*args), buffers
+
+
+def main():
+    rounds, dirs = int(sys.argv[1]), sys.argv[2:]
+    with tempfile.TemporaryDirectory() as out:
+        kernels = [load(d, out) for d in dirs]
+        medians = [[] for _ in dirs]
+        for _ in range(rounds):
+            for i, (call, _) in enumerate(kernels):
+                for _ in range(3):
+                    call()
+                times = []
+                for _ in range(11):
+                    t0 = time.perf_counter()
+                    call()
+                    times.append(time.perf_counter() - t0)
+                medians[i].append(statistics.median(times) * 1e3)
+        first = statistics.median(medians[0])
+        for d, m in zip(dirs, medians):
+            ms = statistics.median(m)
+            print(f"{d}\t{ms:.4g} ms\t{ms / first:.3f}\t(rounds: {' '.join(f'{x:.4g}' for x in m)})")
+
+
+if __name__ == "__main__":
+    main()
