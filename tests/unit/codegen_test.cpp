@@ -482,6 +482,23 @@ TEST(codegen, UnusualParameterNamesBecomeSafeIdentifiers) {
   expect_matches_interpreter(g, random_inputs(g, 10), Tolerance{1e-5, 1e-6});
 }
 
+// Names reserved by their prefix (axon_, AXON_, _X, __x) used to send the
+// renaming into an endless loop of appended underscores.
+TEST(codegen, NamesReservedByTheirPrefixGetALetterInFront) {
+  EXPECT_EQ(codegen::c_identifier("axon_f"), "paxon_f");
+  EXPECT_EQ(codegen::c_identifier("AXON_X"), "pAXON_X");
+  EXPECT_EQ(codegen::c_identifier("__x"), "p__x");
+  EXPECT_EQ(codegen::c_identifier("_Y"), "p_Y");
+  const Type t{DType::F32, {3}};
+  Graph g = make_graph({{"axon_in", t}, {"_a", t}});
+  g.outputs = {binary(g, Op::Add, param(g, 0), param(g, 1))};
+  g.entry = "axon_f";
+  codegen::KernelAbi abi = codegen::make_kernel_abi(g);
+  EXPECT_EQ(abi.entry, "paxon_f");
+  EXPECT_EQ(abi.param_names, (std::vector<std::string>{"paxon_in", "p_a"}));
+  expect_matches_interpreter(g, random_inputs(g, 4), Tolerance{1e-6, 1e-7});
+}
+
 TEST(codegen, HeaderIsPlainC) {
   Graph g = make_graph({{"X", {DType::F32, {4}}}, {"F", {DType::BF16, {4}}}, {"M", {DType::Bool, {4}}}});
   g.outputs = {unary(g, Op::Not, param(g, 2)), cast(g, param(g, 1), DType::F32), reduce(g, Op::ReduceSum, param(g, 0), {0})};

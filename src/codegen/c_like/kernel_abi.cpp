@@ -73,6 +73,9 @@ std::string c_identifier(const std::string& name) {
   for (char c : name) s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
   if (s.empty()) s = "p";
   if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "p_" + s;
+  // Names reserved by their prefix stay reserved whatever follows: a letter
+  // in front frees them (appending, below, frees the others).
+  if (s[0] == '_' || s.rfind("axon_", 0) == 0 || s.rfind("AXON_", 0) == 0) s = "p" + s;
   while (taken_names().count(s) || is_generated_name(s)) s += "_";
   return s;
 }
