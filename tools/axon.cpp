@@ -183,6 +183,28 @@ std::string lowered_cpp(const axon::tile::Kernel& k, const axon::ir::Graph& g) {
 // Prints the tile program after each pass of a pipeline (docs/tile_ir.md).
 int cmd_lower(const Common& c, const LowerFlags& f) {
   auto spec = load(c);
+  if (f.pipeline == "stages") {
+    // What emit_cpu prints at this host's default schedule, stage by stage.
+    for (const char* flag : {"--after", "--threads", "--cpp"})
+      if ((std::string(flag) == "--after" && !f.after.empty()) || (std::string(flag) == "--threads" && f.threads != 1) ||
+          (std::string(flag) == "--cpp" && f.cpp))
+        throw axon::Diagnostic(axon::SourceLoc{}, std::string(flag) + " applies to --pipeline naive or loops, not stages");
+    axon::target::Target t = axon::target::resolve_target("", false, false);
+    std::unique_ptr<axon::backend::Backend> be = axon::backend::cpu_backend(t);
+    axon::schedule::Schedule s = axon::schedule::default_schedule(be->space(spec.graph));
+    auto programs = be->programs(spec.graph, s);
+    if (c.json) {
+      json j = signature_json(spec.graph);
+      j["pipeline"] = "stages";
+      j["schedule"] = axon::schedule::to_json(s);
+      for (const auto& [title, program] : programs) j["stages"].push_back(json{{"stage", title}, {"program", program}});
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::cout << "# schedule " << axon::schedule::to_json(s).dump() << "\n";
+    for (const auto& [title, program] : programs) std::cout << "# " << title << "\n" << program << "\n";
+    return 0;
+  }
   std::vector<axon::tile::Pass> passes;
   if (f.pipeline == "loops") {
     axon::tile::LoopsOptions o;
@@ -559,7 +581,7 @@ int main(int argc, char** argv) {
   LowerFlags lf;
   auto* lower = app.add_subcommand("lower", "print the tile program after each pass of a pipeline");
   add_common(lower, common);
-  lower->add_option("--pipeline", lf.pipeline, "naive (the baseline kernel's) or loops (the general optimising one)");
+  lower->add_option("--pipeline", lf.pipeline, "naive (the baseline kernel's), loops (the general optimising one) or stages (each stage's program at this host's default schedule)");
   lower->add_option("--after", lf.after, "print only the program after this pass (lower, cascade_sums, ...)");
   lower->add_option("--threads", lf.threads, "loops pipeline: threads of the parallel loops")->check(CLI::Range(1, 1024));
   lower->add_flag("--cpp", lf.cpp, "also print the C++ of the final program");

@@ -41,6 +41,10 @@ class Backend {
 
   virtual codegen::KernelSource emit(const ir::Graph& g, const schedule::Schedule& s) const = 0;
   virtual codegen::KernelSource emit_naive(const ir::Graph& g) const = 0;
+  /// What emit prints, as the tile programs it prints them from: one
+  /// (title, program text) per kernel piece (`axon lower --pipeline stages`).
+  virtual std::vector<std::pair<std::string, std::string>> programs(const ir::Graph& g,
+                                                                    const schedule::Schedule& s) const = 0;
   virtual std::vector<std::string> compile_flags(bool shared) const = 0;
 };
 

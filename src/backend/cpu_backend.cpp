@@ -27,6 +27,10 @@ class CpuBackend : public Backend {
     return codegen::emit_cpu(g, s, t_);
   }
   codegen::KernelSource emit_naive(const ir::Graph& g) const override { return codegen::emit_naive_cpp(g); }
+  std::vector<std::pair<std::string, std::string>> programs(const ir::Graph& g,
+                                                            const schedule::Schedule& s) const override {
+    return codegen::stage_programs(g, s, t_);
+  }
   std::vector<std::string> compile_flags(bool shared) const override { return codegen::cpu_compile_flags(t_, shared); }
 
  private:

@@ -98,8 +98,8 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
   return (flops * (s.transpose_k ? 1.0 : 2.5) + softmax) / (0.7 * peak);
 }
 
-std::string emit_attention_function(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
-                                    const target::Target& t, const std::string& fn) {
+tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
+                              const std::string& fn) {
   std::vector<tile::Buffer> extra;
   for (size_t i = 0; i < a.extra.size(); ++i) {
     const ir::Type& ty = g[a.extra[i]].type;
@@ -116,6 +116,12 @@ std::string emit_attention_function(const ir::Graph& g, const loop::AttentionGro
   tile::Kernel k = tile::lower_attention(attention_shape_of(a), s, extra, score, fn);
   std::vector<std::string> problems = tile::verify(k);
   if (!problems.empty()) throw InternalError("the attention's tile program is ill-formed: " + problems.front());
+  return k;
+}
+
+std::string emit_attention_function(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
+                                    const target::Target& t, const std::string& fn) {
+  tile::Kernel k = attention_kernel(g, a, s, fn);
   TileCppOptions o;
   o.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
   return print_tile_function(k, fn, o);

@@ -32,6 +32,10 @@ tile::AttentionSchedule attention_schedule_from(const loop::AttentionGroup& a, c
 std::string attention_why_illegal(const loop::AttentionGroup& a, const tile::AttentionSchedule& s);
 double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSchedule& s, const target::Target& t);
 
+/// The stage's tile program (tile/lower_attention.h), verified.
+tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
+                              const std::string& fn);
+
 /// `static void <fn>(const float* Q, const float* K, const float* V, <extra...>, float* O)`
 /// with the helpers it needs. `g` is the partitioned graph (the extra
 /// inputs' types). Requires attention_why_illegal(a, s) == "".

@@ -19,6 +19,7 @@
 #include "codegen/cpu/stage_knobs.h"
 #include "codegen/cpu/staged_cpp.h"
 #include "loop/partition.h"
+#include "tile/print.h"
 
 namespace axon {
 
@@ -140,6 +141,43 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
     return emit_row_kernel_cpp(g, k, row_stage_options(s, t, stage_prefix(0)));
   }
   return emit_staged_cpp(g, p, s, t);
+}
+
+std::vector<std::pair<std::string, std::string>> codegen::stage_programs(const ir::Graph& g, const schedule::Schedule& s,
+                                                                         const target::Target& t) {
+  const std::string row_note = "(a row kernel: printed by codegen/cpu/row_kernel_cpp.cpp, not a tile program yet)\n";
+  std::vector<std::pair<std::string, std::string>> out;
+  loop::Partition p = loop::partition_graph(g);
+  if (p.whole_graph || !worth_staging(p)) {
+    loop::RowKernel k = loop::plan_row_kernel(g);
+    auto it = s.find(stage_prefix(0) + "tile");
+    if (k.ok && (it == s.end() || it->second == 0)) return {{"the whole graph (row)", row_note}};
+    tile::LoopsOptions o = loops_options(s, t, stage_prefix(0));
+    if (k.ok) o = tile::LoopsOptions{row_stage_options(s, t, stage_prefix(0)).threads};
+    return {{"the whole graph (loops)", tile::print(tile::lower_with(g, tile::loops_pipeline(o), g.entry))}};
+  }
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    const loop::Stage& st = p.stages[i];
+    const std::string prefix = stage_prefix(static_cast<int>(i));
+    const std::string title = "stage " + std::to_string(i) + " (" + loop::stage_kind_name(st.kind) + ")";
+    switch (st.kind) {
+      case StageKind::Contraction:
+        out.push_back({title, tile::print(tile::lower_gemm(gemm_shape_of(st.contraction), gemm_schedule_from(s, prefix + "gemm."), "gemm"))});
+        break;
+      case StageKind::Copy:
+        out.push_back({title, tile::print(tile::lower_copy(copy_shape_of(g, st), copy_schedule_from(s, prefix + "copy."), "copy"))});
+        break;
+      case StageKind::Attention:
+        out.push_back({title, tile::print(attention_kernel(g, st.attention,
+                                                           attention_schedule_from(st.attention, s, t, prefix + "attn."), "attention"))});
+        break;
+      case StageKind::Naive:
+        out.push_back({title, tile::print(tile::lower_with(st.sub, tile::loops_pipeline(loops_options(s, t, prefix)), "run"))});
+        break;
+      case StageKind::Row: out.push_back({title, row_note}); break;
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> codegen::cpu_compile_flags(const target::Target& t, bool shared) {

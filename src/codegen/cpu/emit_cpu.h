@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "codegen/kernel_source.h"
 #include "ir/graph.h"
 #include "schedule/schedule.h"
@@ -22,9 +26,15 @@ namespace axon::codegen {
 /// database keys its rows by it: bump it whenever the same schedule starts
 /// to give different code, so that stored times are not read against new
 /// kernels.
-inline constexpr int kCodegenVersion = 5;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels
+inline constexpr int kCodegenVersion = 6;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels; 6: GEMMs, layout copies and attention as tile programs
 
 KernelSource emit_cpu(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
+
+/// What emit_cpu prints for `s`, as tile programs (`axon lower --pipeline
+/// stages`): one (title, program) per stage, the program printed by
+/// tile::print; a row kernel, not a tile program yet, is a one-line note.
+std::vector<std::pair<std::string, std::string>> stage_programs(const ir::Graph& g, const schedule::Schedule& s,
+                                                                const target::Target& t);
 
 /// The compiler flags a kernel of emit_cpu needs for `t` (optimisation,
 /// the ISA of `t` and no wider, -fopenmp), before "-o <lib> <source>";

@@ -1,0 +1,43 @@
+"""`axon lower --pipeline stages`: what the kernel is printed from, stage by
+stage, at this host's default schedule (docs/tile_ir.md)."""
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from conftest import EXIT_OK, EXIT_USER_ERROR, SOURCE_DIR, run_axon  # noqa: E402
+
+WORKLOADS = SOURCE_DIR / "bench" / "workloads"
+
+
+def stages(workload):
+    r = run_axon(["lower", WORKLOADS / f"{workload}.py", "--pipeline", "stages", "--json"])
+    assert r.returncode == EXIT_OK, r.stderr
+    return {s["stage"]: s["program"] for s in json.loads(r.stdout)["stages"]}
+
+
+def test_a_matmul_is_one_gemm_program_of_register_tiles():
+    got = stages("s1_matmul")
+    assert list(got) == ["stage 0 (contraction)"]
+    program = got["stage 0 (contraction)"]
+    assert "matmul C{" in program and "(min(pb, 1) ? += : =)" in program
+    assert "parallel" in program and "alloc Bpack" in program
+
+
+def test_attention_is_one_program_with_an_online_softmax():
+    got = stages("m5_attention")
+    assert list(got) == ["stage 0 (attention)"]
+    program = got["stage 0 (attention)"]
+    assert program.count("matmul ") == 2
+    assert "max=" in program and "lrow[i] = lrow[i] * alpha[] + sum[]" in program
+
+
+def test_copies_loops_and_row_kernels():
+    assert "copy " in stages("s8_transpose")["stage 0 (copy)"]
+    assert "not a tile program yet" in stages("s2_softmax")["the whole graph (row)"]
+
+
+def test_other_flags_are_refused_with_stages():
+    r = run_axon(["lower", WORKLOADS / "s1_matmul.py", "--pipeline", "stages", "--cpp"])
+    assert r.returncode == EXIT_USER_ERROR
+    assert "--cpp applies to --pipeline naive or loops" in r.stderr
