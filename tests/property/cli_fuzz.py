@@ -26,11 +26,17 @@ import progen  # noqa: E402
 ALLOWED = {"check": {0, 1}, "explain": {0, 1}, "optimize": {0, 1, 3}}
 
 
-def commands(spec, out_dir, budget="1", trials="1"):
+def commands(spec, out_dir, budget="1", trials="1", target=None):
+    """The commands of a verdict. `target`: a file of `axon target --json`
+    (peaks included) that optimize reads instead of measuring the peaks
+    again, which takes about a second per program and does not depend on it."""
+    optimize = ["optimize", spec, "-o", out_dir, "--budget", budget, "--trials", trials, "--no-db"]
+    if target:
+        optimize += ["--target", str(target)]
     return [
         ("check", ["check", spec]),
         ("explain", ["explain", spec]),
-        ("optimize", ["optimize", spec, "-o", out_dir, "--budget", budget, "--trials", trials, "--no-db"]),
+        ("optimize", optimize),
     ]
 
 
@@ -46,16 +52,16 @@ def _kind(returncode):
 STAGES = ("check", "explain", "optimize")
 
 
-def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1", stages=STAGES):
+def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1", stages=STAGES, target=None):
     """None if axon survives `source`, else (command, kind, report). `stages`
-    picks the commands run (check always runs first)."""
+    picks the commands run (check always runs first); `target` as in commands()."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     spec = folder / "spec.py"
     spec.write_text(source)
     env = dict(os.environ)
     env.pop("AXON_TEST_NAIVE_KERNEL", None)
-    for name, args in commands(str(spec), str(folder / "out"), budget, trials):
+    for name, args in commands(str(spec), str(folder / "out"), budget, trials, target):
         if name != "check" and name not in stages:
             continue
         try:

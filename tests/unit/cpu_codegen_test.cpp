@@ -491,5 +491,31 @@ TEST(cpu_codegen, whyIllegalNamesTheKnob) {
   EXPECT_NE(schedule::why_illegal(g, s, host()).find("k9.bogus"), std::string::npos);
 }
 
+// why_illegal and predicted_seconds keep the last graph's partition and
+// space per thread: asked of two graphs and two targets in turn, each
+// answer is the one of its own graph and target.
+TEST(cpu_codegen, legalityAndPredictionsFollowTheGraphAndTargetAsked) {
+  const ir::Graph row = load_workload("s4_rmsnorm"), mm = load_workload("s1_matmul");
+  const target::Target wide = host(), narrow = target::restrict_to_avx2(host());
+  const schedule::Schedule row_s = schedule::default_schedule(schedule::schedule_space(row, wide));
+  schedule::Schedule mm_wide = schedule::default_schedule(schedule::schedule_space(mm, wide));
+  const double row_p = schedule::predicted_seconds(row, row_s, wide), mm_p = schedule::predicted_seconds(mm, mm_wide, wide);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(schedule::why_illegal(row, row_s, wide), "");
+    EXPECT_NE(schedule::why_illegal(mm, row_s, wide), "");
+    EXPECT_EQ(schedule::why_illegal(mm, mm_wide, wide), "");
+    EXPECT_NE(schedule::why_illegal(row, mm_wide, wide), "");
+    EXPECT_EQ(schedule::predicted_seconds(row, row_s, wide), row_p);
+    EXPECT_EQ(schedule::predicted_seconds(mm, mm_wide, wide), mm_p);
+    if (wide.isa.vector_bits() == 512) {  // a 64-column register tile: 4 vectors of 16 lanes, more than AVX2's 4 x 8
+      schedule::Schedule s = mm_wide;
+      for (auto& [name, v] : s)
+        if (name.size() > 3 && name.compare(name.size() - 3, 3, ".nr") == 0) v = 64;
+      EXPECT_EQ(schedule::why_illegal(mm, s, wide), "");
+      EXPECT_NE(schedule::why_illegal(mm, s, narrow), "");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace axon

@@ -11,6 +11,7 @@
 #include "codegen/cpu/emit_cpu.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/attention.h"
@@ -59,6 +60,52 @@ schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const tar
   return sp;
 }
 
+// The same graph, node for node: what partition_graph reads.
+bool same_graph(const ir::Graph& a, const ir::Graph& b) {
+  if (a.entry != b.entry || a.outputs != b.outputs || a.nodes() != b.nodes() || a.params.size() != b.params.size())
+    return false;
+  for (size_t i = 0; i < a.params.size(); ++i)
+    if (a.params[i].name != b.params[i].name || !(a.params[i].type == b.params[i].type)) return false;
+  return true;
+}
+
+// partition_graph(g) and the space of its stages, kept for the last graph
+// and target this thread asked about: a search asks why_illegal and
+// predicted_seconds of tens of thousands of schedules of one graph
+// (search::autotune's ranking and climbs), and partitioning the graph and
+// listing its knobs again each time was most of their cost. The target is
+// told apart by its fingerprint (ISA, cores, caches) and its peaks.
+struct Planned {
+  loop::Partition p;
+  schedule::Space space;
+};
+
+std::string target_key(const target::Target& t) {
+  const target::Peaks& k = t.peaks;
+  return t.fingerprint() + ";" + std::to_string(k.fma_gflops_1t) + "/" + std::to_string(k.fma_gflops_all) + "/" +
+         std::to_string(k.stream_gbs_1t) + "/" + std::to_string(k.stream_gbs_all);
+}
+
+std::shared_ptr<const Planned> planned(const ir::Graph& g, const target::Target& t) {
+  struct Last {
+    ir::Graph g;
+    std::string target;
+    std::shared_ptr<const Planned> plan;
+  };
+  thread_local Last last;
+  std::string key = target_key(t);
+  if (!last.plan || last.target != key || !same_graph(last.g, g)) {
+    last.plan.reset();
+    auto plan = std::make_shared<Planned>();
+    plan->p = loop::partition_graph(g);
+    plan->space = space_of(g, plan->p, t);
+    last.g = g;
+    last.target = std::move(key);
+    last.plan = std::move(plan);
+  }
+  return last.plan;
+}
+
 }  // namespace
 
 schedule::Space schedule::schedule_space(const ir::Graph& g, const target::Target& t) {
@@ -66,8 +113,9 @@ schedule::Space schedule::schedule_space(const ir::Graph& g, const target::Targe
 }
 
 std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const target::Target& t) {
-  const loop::Partition p = loop::partition_graph(g);
-  const Space sp = space_of(g, p, t);
+  const std::shared_ptr<const Planned> plan = planned(g, t);
+  const loop::Partition& p = plan->p;
+  const Space& sp = plan->space;
   for (const Knob& k : sp.knobs) {
     auto it = s.find(k.name);
     if (it == s.end()) return "knob " + k.name + " has no value";
@@ -102,7 +150,8 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
 }
 
 double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const target::Target& t) {
-  loop::Partition p = loop::partition_graph(g);
+  const std::shared_ptr<const Planned> plan = planned(g, t);
+  const loop::Partition& p = plan->p;
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (!k.ok) return codegen::loops_seconds(g, codegen::loops_options(s, t, stage_prefix(0)), t);
