@@ -25,6 +25,7 @@
 #include "runtime/time_calls.h"
 #include "support/affinity.h"
 #include "support/diagnostic.h"
+#include "support/in_child.h"
 #include "support/npy.h"
 #include "target/target.h"
 #include "transforms/pipeline.h"
@@ -595,6 +596,44 @@ std::string summary_line(const json& w) {
   return s;
 }
 
+// bench_workload, its failures as the row's error. A Diagnostic (the spec
+// is wrong) and an internal error each keep the row.
+json workload_row(const Context& cx, const std::string& spec) {
+  const std::string name = fs::path(spec).stem().string();
+  try {
+    return bench_workload(cx, spec);
+  } catch (const Diagnostic& d) {
+    std::ifstream f(d.loc().file);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    return {{"name", name}, {"spec", spec}, {"error", one_line(d.render(text))}};
+  } catch (const std::exception& e) {
+    return {{"name", name}, {"spec", spec}, {"error", one_line(std::string("internal error: ") + e.what())}};
+  }
+}
+
+// workload_row in a child process (support/in_child.h): a workload whose
+// search or kernel crashes costs its own row, which says how its process
+// ended, and the bench goes on with the next. The parent runs no OpenMP
+// region (the peaks probe uses plain threads), so the child may.
+json isolated_workload(const Context& cx, const std::string& spec) {
+  const std::string name = fs::path(spec).stem().string();
+  support::ChildResult r = support::in_child([&] { return workload_row(cx, spec).dump(); });
+  if (r.ok) {
+    try {
+      return json::parse(r.value);
+    } catch (const std::exception& e) {
+      r.how = "exit 0 with an unreadable row (" + one_line(e.what()) + ")";
+    }
+  }
+  if (r.how.rfind("could not fork", 0) == 0) {
+    say(cx, name + ": " + r.how + "; measured in this process");
+    return workload_row(cx, spec);
+  }
+  std::string why = "internal error: the workload's process ended with " + r.how;
+  if (!r.value.empty()) why += ": " + r.value;
+  return {{"name", name}, {"spec", spec}, {"error", one_line(why + "; the bench went on")}};
+}
+
 }  // namespace
 
 std::vector<std::string> default_specs() {
@@ -684,16 +723,7 @@ json run_bench(const BenchOptions& opts) {
     std::string name = fs::path(spec).stem().string();
     std::snprintf(buf, sizeof buf, "[%zu/%zu] %s", done + 1, opts.specs.size(), name.c_str());
     say(cx, buf);
-    json w;
-    try {
-      w = bench_workload(cx, spec);
-    } catch (const Diagnostic& d) {
-      std::ifstream f(d.loc().file);
-      std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-      w = {{"name", name}, {"spec", spec}, {"error", one_line(d.render(text))}};
-    } catch (const std::exception& e) {
-      w = {{"name", name}, {"spec", spec}, {"error", one_line(std::string("internal error: ") + e.what())}};
-    }
+    json w = isolated_workload(cx, spec);
     if (w.value("interrupted", false)) break;  // unfinished: not reported as if it were measured
     b["workloads"].push_back(w);
     ++done;

@@ -14,7 +14,9 @@
 /// every contender's ms is the median of its round medians. The hardware probe
 /// (target::measure_peaks) runs once, at the start. A peer that is missing
 /// or fails keeps its row, with its status; a workload that fails keeps its
-/// row, with the error. With ablate_rewrites, optimize runs a second time
+/// row, with the error. Each workload runs in a child process
+/// (support/in_child.h), so one that crashes (a signal in the search or in
+/// a kernel) keeps its row too, saying how its process ended. With ablate_rewrites, optimize runs a second time
 /// with rewrites off (same budget, same seed), and both winners are timed in
 /// the same Measurer, interleaved with the naive kernel, so
 /// "rewrites_speedup" is a ratio from one run (the before-peers pair).

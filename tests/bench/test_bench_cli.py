@@ -256,3 +256,24 @@ def test_interleave_zero_times_no_bursts(tmp_path):
 def test_rounds_out_of_range_is_a_usage_error(tmp_path):
     r = bench(tmp_path, SPEC, "--peers", "none", "--rounds", "0")
     assert r.returncode == EXIT_USER_ERROR, r.stderr
+
+
+def test_a_workload_that_crashes_keeps_its_row_and_the_bench_goes_on(tmp_path):
+    """Each workload runs in a process of its own: the first one's search
+    dies of SIGSEGV (its naive kernel, through AXON_TEST_NAIVE_KERNEL), its
+    row says so, and the next workload is measured. Before, `axon bench`
+    itself died with the signal and wrote no row after it."""
+    crash = SOURCE_DIR / "tests" / "bench" / "kernels" / "segfault_scale.cpp"
+    first = SOURCE_DIR / "tests" / "optimize" / "specs" / "tanh_scale.py"
+    r = bench(tmp_path, first, SPEC, "--budget", "1", "--no-db", "--peers", "none", "--min-seconds", "0.02",
+              env_extra={"AXON_TEST_NAIVE_KERNEL": str(crash)})
+    assert r.returncode == EXIT_OK, r.stderr
+    b = json.loads((tmp_path / "bench.json").read_text())
+    assert b["finished"] is True
+    crashed, measured = b["workloads"]
+    assert crashed["name"] == "tanh_scale" and "signal 11 (SIGSEGV)" in crashed["error"], crashed
+    # The naive kernel the override names has no softmax entry: that workload's
+    # search warns and goes on; its row is measured.
+    assert measured["name"] == "small_softmax" and "error" not in measured, measured
+    assert measured["axon"]["status"] == "ok" and measured["axon"]["ms"] > 0, measured["axon"]
+    assert "tanh_scale" in (tmp_path / "bench.md").read_text()
