@@ -7,6 +7,7 @@ fails the test, which prints the program shrunk to the smallest one that
 still breaks axon the same way. bench/fuzz/fuzz.py runs long campaigns.
 """
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,17 +24,29 @@ SEEDS = range(50)
 _shrinks_left = [2]  # shrinking costs up to 60 runs of all three commands
 
 
+@pytest.fixture(scope="module")
+def target(tmp_path_factory):
+    """The host's description with its peaks, measured once: every optimize
+    reads it instead of probing the peaks again (as bench/fuzz/fuzz.py does)."""
+    conftest.require_axon()
+    r = subprocess.run([str(conftest.AXON_BIN), "target", "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    path = tmp_path_factory.mktemp("target") / "target.json"
+    path.write_text(r.stdout)
+    return path
+
+
 @pytest.mark.parametrize("seed", SEEDS)
-def test_axon_survives_a_random_spec(seed, tmp_path):
+def test_axon_survives_a_random_spec(seed, tmp_path, target):
     conftest.require_axon()
     prog = fuzzgen.generate(seed)
-    v = cli_fuzz.verdict(prog.source(), tmp_path / "original", conftest.AXON_BIN, conftest.SOURCE_DIR)
+    v = cli_fuzz.verdict(prog.source(), tmp_path / "original", conftest.AXON_BIN, conftest.SOURCE_DIR, target=target)
     if v is None:
         return
     report = f"seed {seed}: axon {v[0]}: {v[1]}\n--- program ---\n{prog.source()}--- what happened ---\n{v[2]}\n"
     if _shrinks_left[0] > 0:
         _shrinks_left[0] -= 1
-        res = cli_fuzz.minimize(prog, v, tmp_path / "shrink", conftest.AXON_BIN, conftest.SOURCE_DIR)
+        res = cli_fuzz.minimize(prog, v, tmp_path / "shrink", conftest.AXON_BIN, conftest.SOURCE_DIR, target=target)
         report += f"--- shrunk in {res.steps} steps ({res.evaluations} runs) to ---\n{res.program.source()}"
     pytest.fail(report, pytrace=False)
 
@@ -64,6 +77,16 @@ def test_the_verdict_catches_a_breach(tmp_path):
     assert v is not None and v[0] == "check" and v[1] == "exit 2", v
     fake.write_text("#!/bin/sh\nexit 1\n")
     assert cli_fuzz.verdict(fuzzgen.generate(0).source(), tmp_path / "run3", fake, tmp_path) is None
+
+
+def test_the_verdict_hands_optimize_the_target_file(tmp_path):
+    fake = tmp_path / "fake_axon.sh"
+    fake.write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\nexit 0\n')
+    fake.chmod(0o755)
+    assert cli_fuzz.verdict(fuzzgen.generate(0).source(), tmp_path / "run", fake, tmp_path, target="/t.json") is None
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert [c.split()[0] for c in calls] == ["check", "explain", "optimize"]
+    assert calls[2].endswith("--target /t.json") and "--target" not in calls[0] + calls[1]
 
 
 def test_the_verdict_runs_only_the_stages_asked(tmp_path):
