@@ -100,3 +100,12 @@ def test_the_verdict_runs_only_the_stages_asked(tmp_path):
     assert (tmp_path / "calls").read_text().split() == ["check", "explain"]
     v = cli_fuzz.verdict(source, tmp_path / "run2", fake, tmp_path)
     assert v is not None and v[0] == "optimize", v
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz seed 10996: axon explain on (A @ B) @ (A @ B) stops with an internal "
+                                       "error (vector::_M_range_check, exit 2) in the rewrite exploration; not fixed yet")
+def test_fuzz_regression_seed_10996(tmp_path):
+    """The minimal program of the campaign's one breach (bench/RESULTS.md, Fuzzing)."""
+    conftest.require_axon()
+    source = (Path(__file__).resolve().parent / "fuzz_regressions" / "seed_10996.py").read_text()
+    assert cli_fuzz.verdict(source, tmp_path / "run", conftest.AXON_BIN, conftest.SOURCE_DIR) is None
