@@ -122,7 +122,9 @@ void fuse_attention_groups(const Graph& g, Partition* p) {
       out.push_back(i == k ? a : std::move(p->stages[i]));
     }
     p->stages = std::move(out);
-    k = 0;  // start over: indices moved
+    // The attention stage is now at k - 2, and the stages after it moved
+    // down by two: go on from the one after it.
+    k -= 2;
   }
 }
 

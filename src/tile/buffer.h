@@ -11,7 +11,10 @@
 ///   Shared    reserved for a GPU block's shared memory; no CPU printer takes it
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "ir/type.h"
 
@@ -29,5 +32,14 @@ struct Buffer {
   int output = -1;  // Output: the result's position
   int64_t numel() const { return ir::Type{dtype, shape}.numel(); }
 };
+
+/// The length of a flat buffer that a strided array reaches, from its
+/// (extent, element stride) per axis: 1 + sum (extent - 1) * stride (a
+/// stride of 0 broadcasts the axis).
+inline int64_t strided_length(std::initializer_list<std::pair<int64_t, int64_t>> axes) {
+  int64_t n = 1;
+  for (auto [extent, stride] : axes) n += (extent - 1) * stride;
+  return n;
+}
 
 }  // namespace axon::tile

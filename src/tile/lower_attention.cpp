@@ -24,12 +24,6 @@ Stmt loop(const std::string& var, const Index& extent, Stmt body, LoopKind kind 
   return Stmt::loop(var, extent, kind, std::move(body));
 }
 
-int64_t reach(std::initializer_list<std::pair<int64_t, int64_t>> dims) {
-  int64_t n = 1;
-  for (auto [extent, stride] : dims) n += (extent - 1) * stride;
-  return n;
-}
-
 }  // namespace
 
 Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
@@ -37,19 +31,15 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   Kernel k;
   k.name = name;
   const ir::DType F = ir::DType::F32;
-  const int Q = k.add_buffer({"Q", F, {reach({{a.batch, a.q_batch}, {a.M, a.q_m}, {a.D, a.q_k}})}, Scope::Input, 0});
-  const int K = k.add_buffer({"K", F, {reach({{a.batch, a.k_batch}, {a.N, a.k_n}, {a.D, a.k_k}})}, Scope::Input, 1});
-  const int V = k.add_buffer({"V", F, {reach({{a.batch, a.v_batch}, {a.N, a.v_k}, {a.Dv, a.v_n}})}, Scope::Input, 2});
+  const int Q = k.add_buffer({"Q", F, {strided_length({{a.batch, a.q_batch}, {a.M, a.q_m}, {a.D, a.q_k}})}, Scope::Input, 0});
+  const int K = k.add_buffer({"K", F, {strided_length({{a.batch, a.k_batch}, {a.N, a.k_n}, {a.D, a.k_k}})}, Scope::Input, 1});
+  const int V = k.add_buffer({"V", F, {strided_length({{a.batch, a.v_batch}, {a.N, a.v_k}, {a.Dv, a.v_n}})}, Scope::Input, 2});
   std::vector<int> extras;
   for (const Buffer& b : extra) extras.push_back(k.add_buffer(b));
-  Buffer ob{"O", F, {reach({{a.batch, a.o_batch}, {a.M, a.o_m}, {a.Dv, a.o_n}})}, Scope::Output};
+  Buffer ob{"O", F, {strided_length({{a.batch, a.o_batch}, {a.M, a.o_m}, {a.Dv, a.o_n}})}, Scope::Output};
   ob.output = 0;
   const int OUT = k.add_buffer(ob);
   const int64_t bq = s.bq, bk = s.bk, MR = s.mr, NR = s.nr;
-  // K^T by key blocks: block kb is a D x bk panel, its rows bk apart (rows
-  // N apart would be 4 KiB apart for N = 1024 and share L1 sets).
-  const int Kt = s.transpose_k ? k.add_buffer({"Kt", F, {a.N / bk, a.D, bk}, Scope::Scratch}) : -1;
-  const int dot = k.add_buffer({"dot", F, {}, Scope::Register});
   const int S = k.add_buffer({"S", F, {bq, bk}, Scope::Scratch});
   const int Oacc = k.add_buffer({"Oacc", F, {bq, a.Dv}, Scope::Scratch});
   const int mrow = k.add_buffer({"mrow", F, {bq}, Scope::Scratch});
@@ -59,23 +49,29 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   const int sum = k.add_buffer({"sum", F, {}, Scope::Register});
   auto load = [&](int b, std::vector<Index> idx) { return Value::load(b, std::move(idx), F); };
 
-  // Kt[kb, d, j] = K[b, kb bk + j, d]: the score product's B panels get a
-  // unit stride.
-  Stmt transpose = loop("kb", c(a.N / bk), loop("j", c(bk), loop("d", c(a.D), Stmt::store(Kt, {v("kb"), v("d"), v("j")},
-      load(K, {v("b") * c(a.k_batch) + (v("kb") * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)})))));
-
   const Index row0 = v("qb") * c(bq);  // first query row of the block
   Stmt init = loop("i", c(bq), Stmt::seq({Stmt::store(mrow, {v("i")}, f32(-std::numeric_limits<double>::infinity())),
                                           Stmt::store(lrow, {v("i")}, f32(0)),
                                           loop("e", c(a.Dv), Stmt::store(Oacc, {v("i"), v("e")}, f32(0)), LoopKind::Vectorized)}));
 
-  // S = Q[b, row0.., :] . Kt[:, kb bk..]
-  Stmt scores = !s.transpose_k ? Stmt() : loop("ir", c(bq / MR), loop("jr", c(bk / NR), Stmt::matmul(
-      View{S, v("ir") * c(MR * bk) + v("jr") * c(NR), {bk, 1}},
-      View{Q, v("b") * c(a.q_batch) + (row0 + v("ir") * c(MR)) * c(a.q_m), {a.q_m, a.q_k}},
-      View{Kt, v("kb") * c(a.D * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(a.D), c(0))));
-  if (!s.transpose_k) {
+  // The scores of a block, S = Q[b, row0.., :] . K[b, kb bk.., :]^T, and
+  // what the batch does first.
+  int Kt = -1;
+  Stmt transpose, scores;
+  if (s.transpose_k) {
+    // K^T by key blocks: block kb is a D x bk panel, its rows bk apart
+    // (rows N apart would be 4 KiB apart for N = 1024 and share L1 sets),
+    // so that the score product's B panels have a unit stride.
+    Kt = k.add_buffer({"Kt", F, {a.N / bk, a.D, bk}, Scope::Scratch});
+    transpose = loop("kb", c(a.N / bk), loop("j", c(bk), loop("d", c(a.D), Stmt::store(Kt, {v("kb"), v("d"), v("j")},
+        load(K, {v("b") * c(a.k_batch) + (v("kb") * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)})))));
+    scores = loop("ir", c(bq / MR), loop("jr", c(bk / NR), Stmt::matmul(
+        View{S, v("ir") * c(MR * bk) + v("jr") * c(NR), {bk, 1}},
+        View{Q, v("b") * c(a.q_batch) + (row0 + v("ir") * c(MR)) * c(a.q_m), {a.q_m, a.q_k}},
+        View{Kt, v("kb") * c(a.D * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(a.D), c(0))));
+  } else {
     // S[i, j] = Q[b, row0 + i, :] . K[b, kb bk + j, :], a vector dot product.
+    const int dot = k.add_buffer({"dot", F, {}, Scope::Register});
     Value qd = load(Q, {v("b") * c(a.q_batch) + (row0 + v("i")) * c(a.q_m) + v("d") * c(a.q_k)});
     Value kd = load(K, {v("b") * c(a.k_batch) + (v("kb") * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)});
     Stmt acc = loop("d", c(a.D), Stmt::accumulate(dot, {}, ir::Combine::Sum, apply(ir::Op::Mul, {qd, kd})), LoopKind::Vectorized);
@@ -113,11 +109,13 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       apply(ir::Op::Div, {load(Oacc, {v("i"), v("e")}), load(lrow, {v("i")})})), LoopKind::Vectorized));
 
   Stmt block = loop("qb", c(a.M / bq), Stmt::seq({init, loop("kb", c(a.N / bk), Stmt::seq({scores, softmax, values})), finish}));
+  std::vector<Stmt> per_batch;
+  for (int b : {Kt, S, Oacc, mrow, lrow})
+    if (b >= 0) per_batch.push_back(Stmt::alloc(b));
+  if (transpose.defined()) per_batch.push_back(transpose);
+  per_batch.push_back(block);
   Stmt batch = Stmt::loop("b", c(a.batch), s.threads > 1 ? LoopKind::Parallel : LoopKind::Serial,
-                          s.transpose_k ? Stmt::seq({Stmt::alloc(Kt), Stmt::alloc(S), Stmt::alloc(Oacc), Stmt::alloc(mrow),
-                                                     Stmt::alloc(lrow), transpose, block})
-                                        : Stmt::seq({Stmt::alloc(S), Stmt::alloc(Oacc), Stmt::alloc(mrow), Stmt::alloc(lrow), block}));
-  if (s.threads > 1) batch = batch.with([&](StmtNode& n) { n.threads = s.threads; });
+                          Stmt::seq(std::move(per_batch)), s.threads);
   k.body = Stmt::seq({Stmt::comment("softmax(score(Q . K^T)) . V, online over key blocks of " + std::to_string(bk) +
                                     ", query blocks of " + std::to_string(bq)),
                       batch});

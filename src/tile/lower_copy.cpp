@@ -127,9 +127,8 @@ class CopyLowering {
   Stmt nest(const std::vector<LoopSpec>& loops, Stmt body) const {
     for (size_t i = loops.size(); i-- > 0;) {
       const bool par = s_.threads > 1;
-      const int threads = s_.threads;
-      body = Stmt::loop(loops[i].var, Index(loops[i].extent), par ? LoopKind::Parallel : LoopKind::Serial, body)
-                 .with([&](StmtNode& n) { n.threads = par ? threads : 0; });
+      body = Stmt::loop(loops[i].var, Index(loops[i].extent), par ? LoopKind::Parallel : LoopKind::Serial, body,
+                        s_.threads);
     }
     return body;
   }

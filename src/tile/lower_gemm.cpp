@@ -10,20 +10,11 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Elements a strided operand reaches: 1 + sum (extent - 1) * stride.
-int64_t reach(std::initializer_list<std::pair<int64_t, int64_t>> dims) {
-  int64_t n = 1;
-  for (auto [extent, stride] : dims) n += (extent - 1) * stride;
-  return n;
-}
-
 Index v(const std::string& name) { return Index::var(name); }
 Index c(int64_t x) { return Index(x); }
 
 Stmt loop(const std::string& var, const Index& extent, Stmt body, LoopKind kind = LoopKind::Serial, int threads = 0) {
-  Stmt s = Stmt::loop(var, extent, kind, std::move(body));
-  if (kind == LoopKind::Parallel) s = s.with([&](StmtNode& n) { n.threads = threads; });
-  return s;
+  return Stmt::loop(var, extent, kind, std::move(body), threads);
 }
 
 class GemmLowering {
@@ -32,9 +23,9 @@ class GemmLowering {
 
   Kernel run(const std::string& name) {
     k_.name = name;
-    A_ = k_.add_buffer({"A", ir::DType::F32, {reach({{g_.batch, g_.a_batch}, {g_.M, g_.a_m}, {g_.K, g_.a_k}})}, Scope::Input, 0});
-    B_ = k_.add_buffer({"B", ir::DType::F32, {reach({{g_.batch, g_.b_batch}, {g_.K, g_.b_k}, {g_.N, g_.b_n}})}, Scope::Input, 1});
-    Buffer cb{"C", ir::DType::F32, {reach({{g_.batch, g_.c_batch}, {g_.M, g_.c_m}, {g_.N, g_.c_n}})}, Scope::Output};
+    A_ = k_.add_buffer({"A", ir::DType::F32, {strided_length({{g_.batch, g_.a_batch}, {g_.M, g_.a_m}, {g_.K, g_.a_k}})}, Scope::Input, 0});
+    B_ = k_.add_buffer({"B", ir::DType::F32, {strided_length({{g_.batch, g_.b_batch}, {g_.K, g_.b_k}, {g_.N, g_.b_n}})}, Scope::Input, 1});
+    Buffer cb{"C", ir::DType::F32, {strided_length({{g_.batch, g_.c_batch}, {g_.M, g_.c_m}, {g_.N, g_.c_n}})}, Scope::Output};
     cb.output = 0;
     C_ = k_.add_buffer(cb);
     if (g_.K == 0) {

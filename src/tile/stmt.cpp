@@ -51,12 +51,13 @@ Stmt Stmt::seq(std::vector<Stmt> s) {
   return Stmt(std::move(n));
 }
 
-Stmt Stmt::loop(const std::string& var, const Index& extent, LoopKind kind, Stmt body) {
+Stmt Stmt::loop(const std::string& var, const Index& extent, LoopKind kind, Stmt body, int threads) {
   StmtNode n;
   n.kind = StmtKind::For;
   n.var = var;
   n.extent = extent;
   n.loop = kind;
+  n.threads = kind == LoopKind::Parallel ? threads : 0;
   n.body = {std::move(body)};
   return Stmt(std::move(n));
 }

@@ -90,7 +90,8 @@ class Stmt {
   StmtKind kind() const { return n_->kind; }
 
   static Stmt seq(std::vector<Stmt> s);
-  static Stmt loop(const std::string& var, const Index& extent, LoopKind kind, Stmt body);
+  /// `threads`: how many run a Parallel loop (0: the runtime's default).
+  static Stmt loop(const std::string& var, const Index& extent, LoopKind kind, Stmt body, int threads = 0);
   static Stmt store(int buffer, std::vector<Index> idx, Value v, bool streaming = false);
   static Stmt accumulate(int buffer, std::vector<Index> idx, ir::Combine c, Value v);
   static Stmt rescale(int buffer, std::vector<Index> idx, Value alpha, Value v);

@@ -355,10 +355,10 @@ class Verifier {
         // C is read unless keep is 0; a keep that varies must be 0 the
         // first time the statement runs (the first slice of a blocked sum
         // overwrites, later ones add).
-        std::map<std::string, int64_t> first;
-        for (const LoopFrame& f : loops_) first[f.var] = 0;
         bool reads_c = !(n.keep.is_const() && n.keep.value() == 0);
         if (!n.keep.is_const()) {
+          std::map<std::string, int64_t> first;
+          for (const LoopFrame& f : loops_) first[f.var] = 0;
           bool bound = true;
           try {
             reads_c = n.keep.eval(first) != 0;
@@ -367,7 +367,7 @@ class Verifier {
           }
           if (!bound) fail(s, "keep " + n.keep.str() + " uses a variable of no enclosing loop");
         }
-        if (reads_c) check_view(s, n.c, {n.m, n.n}, false);
+        if (reads_c) check_use(s, n.c.buffer, false);
         check_view(s, n.c, {n.m, n.n}, true);
         if (n.next.buffer >= 0) check_use(s, n.next.buffer, false);
         if (valid(n.c.buffer)) check_write_disjoint(s, n.c.buffer, n.c.offset, view_end(n.c, {n.m, n.n}), view_terms(n.c, {n.m, n.n}), false);

@@ -19,15 +19,12 @@
 #include "tile/lower_attention.h"
 #include "tile/print.h"
 #include "tile/verify.h"
+#include "tile_test_support.h"
 
 namespace axon::tile {
 namespace {
 
-std::string problems_text(const std::vector<std::string>& p) {
-  std::string s;
-  for (const std::string& x : p) s += x + "\n";
-  return s;
-}
+using test::problems_text;
 
 AttentionShape dense(int64_t batch, int64_t M, int64_t N, int64_t D, int64_t Dv) {
   AttentionShape a;

@@ -13,15 +13,12 @@
 #include "tile/interpret.h"
 #include "tile/lower_gemm.h"
 #include "tile/verify.h"
+#include "tile_test_support.h"
 
 namespace axon::tile {
 namespace {
 
-std::string problems_text(const std::vector<std::string>& p) {
-  std::string s;
-  for (const std::string& x : p) s += x + "\n";
-  return s;
-}
+using test::problems_text;
 
 // Dense row-major [batch][M][K] x [batch][K][N], optionally transposed,
 // broadcast or with C written transposed.

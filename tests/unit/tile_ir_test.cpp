@@ -35,12 +35,15 @@
 #include "tile/pipeline.h"
 #include "tile/print.h"
 #include "tile/verify.h"
+#include "tile_test_support.h"
 #include "verify/interpreter.h"
 #include "verify/kernel_io.h"
 #include "runtime/run_check.h"
 
 namespace axon {
 namespace {
+
+using test::problems_text;
 
 using namespace axon::ir;
 using tile::Index;
@@ -154,12 +157,6 @@ std::set<std::string> memory_allocs(const Kernel& k) {
     if (s.kind() == StmtKind::Alloc && k.buffers[s->buffer].scope == Scope::Memory) names.insert(k.buffers[s->buffer].name);
   });
   return names;
-}
-
-std::string problems_text(const std::vector<std::string>& p) {
-  std::string s;
-  for (const std::string& x : p) s += x + "\n";
-  return s;
 }
 
 // ============================================================================

@@ -448,17 +448,15 @@ class CppPrinter {
     if (MR < 1 || NR < 1 || NR % W != 0) return false;
     if (W > 1 ? MR * NV + NV + 1 > (W == 16 ? 32 : 16) : MR * NR > 64) return false;
     const bool whole = n.m.is_const() && n.n.is_const();
-    if (!whole) {
-      auto inside = [&](const View& v, const Index& end) {
-        std::optional<int64_t> hi = upper_bound(end, ranges_);
-        return hi && *hi < std::max<int64_t>(k_.buffers[v.buffer].numel(), 1);
-      };
-      // Only an extent that varies is read past: m along A's rows, n along B's columns.
-      const int64_t K = std::max<int64_t>(kb->hi, 1);
-      if (!n.m.is_const() && !inside(n.a, n.a.offset + Index((MR - 1) * n.a.strides[0] + (K - 1) * n.a.strides[1])))
-        return false;
-      if (!n.n.is_const() && !inside(n.b, n.b.offset + Index((K - 1) * n.b.strides[0] + NR - 1))) return false;
-    }
+    auto inside = [&](const View& v, const Index& end) {
+      std::optional<int64_t> hi = upper_bound(end, ranges_);
+      return hi && *hi < std::max<int64_t>(k_.buffers[v.buffer].numel(), 1);
+    };
+    // Only an extent that varies is read past: m along A's rows, n along B's columns.
+    const int64_t K = std::max<int64_t>(kb->hi, 1);
+    if (!n.m.is_const() && !inside(n.a, n.a.offset + Index((MR - 1) * n.a.strides[0] + (K - 1) * n.a.strides[1])))
+      return false;
+    if (!n.n.is_const() && !inside(n.b, n.b.offset + Index((K - 1) * n.b.strides[0] + NR - 1))) return false;
     const bool prefetch = n.next.buffer >= 0;
     const std::string micro = micro_kernel(static_cast<int>(MR), static_cast<int>(NR), W, prefetch) + "<" +
                               std::to_string(n.a.strides[0]) + ", " + std::to_string(n.a.strides[1]) + ", " +

@@ -77,7 +77,7 @@ class Splitter {
     });
     Stmt body = Stmt::seq({Stmt::alloc(pr), Stmt::store(pr, {}, Value::constant(0.0, d)), inner,
                            Stmt::store(pb, {v}, Value::load(pr, {}, d))});
-    Stmt par = Stmt::loop(loop->var, loop->extent, LoopKind::Parallel, body).with([&](StmtNode& x) { x.threads = threads_; });
+    Stmt par = Stmt::loop(loop->var, loop->extent, LoopKind::Parallel, body, threads_);
     Stmt fold = Stmt::loop(loop->var, loop->extent, LoopKind::Serial,
                            Stmt::accumulate(acc, {}, ir::Combine::Sum, Value::load(pb, {v}, d)));
     // A scope of its own, so that `parts` ends with it.
