@@ -1,5 +1,7 @@
 #include "loop/attention_group.h"
 
+#include "ir/element_def.h"
+
 #include <algorithm>
 #include <set>
 
@@ -49,6 +51,20 @@ bool softmax_of_score(const Graph& sub, NodeId* score) {
     for (NodeId a : n.args) stack.push_back(a);
   }
   *score = x;
+  return true;
+}
+
+// Whether `id` is computed from no parameter (iotas, literals, elementwise
+// and layout ops only), so a kernel can compute it from an element's index.
+bool from_index_alone(const Graph& g, NodeId id) {
+  const Node& n = g[id];
+  if (n.op == Op::Param) return false;
+  if (n.op == Op::Iota || n.op == Op::Constant) return true;
+  if (n.op == Op::Einsum || n.op == Op::Concat || n.op == Op::ReduceSum || n.op == Op::ReduceMax ||
+      n.op == Op::ReduceMin || !reduction_domain(g, n).extents.empty())
+    return false;
+  for (NodeId a : n.args)
+    if (!from_index_alone(g, a)) return false;
   return true;
 }
 
@@ -105,26 +121,50 @@ void fuse_attention_groups(const Graph& g, Partition* p) {
     a.attention.score_graph = row.sub;
     a.attention.score = x;
     a.attention.s_param = s_param;
-    for (size_t i = 0; i < row.inputs.size(); ++i)
-      if (static_cast<int>(i) != s_param) a.attention.extra.push_back(row.inputs[i]);
     a.inputs = {c1.a_base, c1.b_base, c2.b_base};
-    a.inputs.insert(a.inputs.end(), a.attention.extra.begin(), a.attention.extra.end());
     a.results = pv.results;
     a.nodes = p->stages[q].nodes;
     a.nodes.insert(a.nodes.end(), row.nodes.begin(), row.nodes.end());
     a.nodes.insert(a.nodes.end(), pv.nodes.begin(), pv.nodes.end());
+    // An extra computed from the index alone (a causal mask) is computed
+    // in the kernel, where the lowering can see which blocks it masks; a
+    // stage that only produced it for this row goes.
+    std::set<size_t> gone = {q, r};
+    for (size_t i = 0; i < row.inputs.size(); ++i) {
+      if (static_cast<int>(i) == s_param) continue;
+      const NodeId e = row.inputs[i];
+      const bool computed = from_index_alone(g, e) && !read_elsewhere(g, *p, e, {r});
+      a.attention.extra.push_back(e);
+      a.attention.computed.push_back(computed);
+      if (!computed) {
+        a.inputs.push_back(e);
+        continue;
+      }
+      for (size_t j = 0; j < r; ++j) {
+        const Stage& st = p->stages[j];
+        if (gone.count(j) || std::find(st.results.begin(), st.results.end(), e) == st.results.end()) continue;
+        bool used = false;
+        for (NodeId res : st.results) used = used || read_elsewhere(g, *p, res, {r, j});
+        if (used) continue;
+        gone.insert(j);
+        a.nodes.insert(a.nodes.end(), st.nodes.begin(), st.nodes.end());
+      }
+    }
     std::sort(a.nodes.begin(), a.nodes.end());
     // In place of the second product: everything it and the row read is
     // computed before it.
     std::vector<Stage> out;
+    size_t before = 0;  // stages gone before k
     for (size_t i = 0; i < p->stages.size(); ++i) {
-      if (i == q || i == r) continue;
+      if (gone.count(i)) {
+        before += i < k;
+        continue;
+      }
       out.push_back(i == k ? a : std::move(p->stages[i]));
     }
     p->stages = std::move(out);
-    // The attention stage is now at k - 2, and the stages after it moved
-    // down by two: go on from the one after it.
-    k -= 2;
+    // The attention stage is now at k - before: go on from the one after it.
+    k -= before;
   }
 }
 

@@ -61,14 +61,17 @@ struct LayoutCopy {
 /// softmax(score(S)) . V where S = Q . K^T (`qk`) and the product with V is
 /// `pv` (its A operand the probabilities, dense [batch, M, N]). The score is
 /// `score_graph`'s node `score` (elementwise over its params: param
-/// `s_param` is S, param p != s_param is the stage's input `extra[p']` in
-/// order); Stage::inputs are {Q base, K base, V base, extra...}.
+/// `s_param` is S, param p != s_param is the original value `extra[p']`,
+/// in order). An extra whose cone in the original graph has no parameter
+/// (a mask built from iotas) is `computed` in the kernel from the element's
+/// index; Stage::inputs are {Q base, K base, V base, the other extras...}.
 struct AttentionGroup {
   Contraction qk, pv;
   ir::Graph score_graph;
   ir::NodeId score = -1;
   int s_param = -1;
   std::vector<ir::NodeId> extra;
+  std::vector<bool> computed;  // one per extra
 };
 
 struct Stage {

@@ -339,8 +339,22 @@ Index simplify(const Index& e, const std::map<std::string, Interval>& ranges) {
   }
   Index a = simplify(e.a(), ranges), b = simplify(e.b(), ranges);
   if ((e.kind() == IndexKind::Div || e.kind() == IndexKind::Mod) && b.is_const() && b.value() > 0) {
+    const int64_t c = b.value();
     std::optional<Interval> r = bounds(a, ranges);
-    if (r && r->lo >= 0 && r->hi < b.value()) return e.kind() == IndexKind::Mod ? a : Index(int64_t{0});
+    if (r && r->lo >= 0 && r->hi < c) return e.kind() == IndexKind::Mod ? a : Index(int64_t{0});
+    // a = c q + rest with rest in [0, c): a / c = q and a % c = rest. (A
+    // rest that could reach c is left alone: the printer folds a reshape's
+    // unflatten-then-flatten of the whole sum, codegen/c_like.)
+    std::optional<Affine> f = as_affine(a);
+    if (f && f->constant >= 0) {
+      Index q(f->constant / c), rest(f->constant % c);
+      for (const auto& [v, k] : f->coef) {
+        if (k % c == 0) q = q + Index::var(v) * Index(k / c);
+        else rest = rest + Index::var(v) * Index(k);
+      }
+      std::optional<Interval> rr = bounds(rest, ranges);
+      if (rr && rr->lo >= 0 && rr->hi < c) return e.kind() == IndexKind::Mod ? rest : q;
+    }
   }
   switch (e.kind()) {
     case IndexKind::Add: return a + b;

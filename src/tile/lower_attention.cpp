@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "tile/masked_blocks.h"
 #include "tile/passes/fold_indices.h"
 
 namespace axon::tile {
@@ -47,10 +48,14 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   const int mx = k.add_buffer({"mx", F, {}, Scope::Register});
   const int alpha = k.add_buffer({"alpha", F, {}, Scope::Register});
   const int sum = k.add_buffer({"sum", F, {}, Scope::Register});
+  const int ms = k.add_buffer({"ms", F, {}, Scope::Register});  // mx, or 0 while it is -inf
+  const Value minus_inf = f32(-std::numeric_limits<double>::infinity());
+  ir::Node compare_eq = op(ir::Op::Eq);
+  compare_eq.type.dtype = ir::DType::Bool;
   auto load = [&](int b, std::vector<Index> idx) { return Value::load(b, std::move(idx), F); };
 
   const Index row0 = v("qb") * c(bq);  // first query row of the block
-  Stmt init = loop("i", c(bq), Stmt::seq({Stmt::store(mrow, {v("i")}, f32(-std::numeric_limits<double>::infinity())),
+  Stmt init = loop("i", c(bq), Stmt::seq({Stmt::store(mrow, {v("i")}, minus_inf),
                                           Stmt::store(lrow, {v("i")}, f32(0)),
                                           loop("e", c(a.Dv), Stmt::store(Oacc, {v("i"), v("e")}, f32(0)), LoopKind::Vectorized)}));
 
@@ -84,14 +89,18 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
     return score({v("b"), row0 + v("i"), v("kb") * c(bk) + v("j")}, load(S, {v("i"), v("j")}), extras);
   };
   Stmt row_max = loop("j", c(bk), Stmt::accumulate(mx, {}, ir::Combine::Max, X()), LoopKind::Vectorized);
-  Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {X(), load(mx, {})})})),
+  Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {X(), load(ms, {})})})),
                                            Stmt::accumulate(sum, {}, ir::Combine::Sum, load(S, {v("i"), v("j")}))}),
                     LoopKind::Vectorized);
   Stmt rescale_o = loop("e", c(a.Dv), Stmt::store(Oacc, {v("i"), v("e")}, apply(ir::Op::Mul, {load(Oacc, {v("i"), v("e")}), load(alpha, {})})),
                         LoopKind::Vectorized);
   Stmt softmax = loop("i", c(bq), Stmt::seq({
       Stmt::alloc(mx), Stmt::store(mx, {}, load(mrow, {v("i")})), row_max,
-      Stmt::alloc(alpha), Stmt::store(alpha, {}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {load(mrow, {v("i")}), load(mx, {})})})),
+      // While every score of the row so far is masked (mx = -inf), exp
+      // takes its differences from 0 instead: alpha and the block's
+      // probabilities are then exp(-inf) = 0, not exp(-inf + inf) = NaN.
+      Stmt::alloc(ms), Stmt::store(ms, {}, apply(ir::Op::Select, {Value::apply(compare_eq, {load(mx, {}), minus_inf}), f32(0), load(mx, {})})),
+      Stmt::alloc(alpha), Stmt::store(alpha, {}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {load(mrow, {v("i")}), load(ms, {})})})),
       Stmt::alloc(sum), Stmt::store(sum, {}, f32(0)), probs,
       Stmt::rescale(lrow, {v("i")}, load(alpha, {}), load(sum, {})),
       rescale_o,
@@ -108,7 +117,18 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       {v("b") * c(a.o_batch) + (row0 + v("i")) * c(a.o_m) + v("e") * c(a.o_n)},
       apply(ir::Op::Div, {load(Oacc, {v("i"), v("e")}), load(lrow, {v("i")})})), LoopKind::Vectorized));
 
-  Stmt block = loop("qb", c(a.M / bq), Stmt::seq({init, loop("kb", c(a.N / bk), Stmt::seq({scores, softmax, values})), finish}));
+  // Key blocks that the score masks wholly (those above the diagonal of a
+  // causal mask) add exp(-inf) = 0 to every sum: they are left out.
+  Index key_blocks = c(a.N / bk);
+  std::string skipping;
+  const std::map<std::string, Interval> ranges = {{"b", {0, a.batch - 1}}, {"q_row", {0, a.M - 1}}, {"k_col", {0, a.N - 1}}};
+  if (std::optional<AffineMask> m = affine_mask(score({v("b"), v("q_row"), v("k_col")}, load(S, {c(0), c(0)}), extras),
+                                                "q_row", "k_col", ranges))
+    if (std::optional<Index> n = key_blocks_needed(*m, v("qb"), bq, bk, a.N / bk)) {
+      key_blocks = *n;
+      skipping = "; key blocks the mask covers wholly are skipped";
+    }
+  Stmt block = loop("qb", c(a.M / bq), Stmt::seq({init, loop("kb", key_blocks, Stmt::seq({scores, softmax, values})), finish}));
   std::vector<Stmt> per_batch;
   for (int b : {Kt, S, Oacc, mrow, lrow})
     if (b >= 0) per_batch.push_back(Stmt::alloc(b));
@@ -117,7 +137,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   Stmt batch = Stmt::loop("b", c(a.batch), s.threads > 1 ? LoopKind::Parallel : LoopKind::Serial,
                           Stmt::seq(std::move(per_batch)), s.threads);
   k.body = Stmt::seq({Stmt::comment("softmax(score(Q . K^T)) . V, online over key blocks of " + std::to_string(bk) +
-                                    ", query blocks of " + std::to_string(bq)),
+                                    ", query blocks of " + std::to_string(bq) + skipping),
                       batch});
   return fold_indices(k);
 }

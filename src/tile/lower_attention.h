@@ -10,12 +10,14 @@
 ///                                                    without transpose_k, S[i, j] is a dot product instead)
 ///     for qb < M / bq
 ///       m = -inf, l = 0, O = 0                      (scratch, per query row)
-///       for kb < N / bk
+///       for kb < N / bk                           (or fewer: the blocks a mask covers
+///                                                    wholly are left out, tile/masked_blocks.h)
 ///         S = Q[b, qb..] . Kt[:, kb..]              (matmuls on mr x nr register tiles)
 ///         for i < bq
 ///           mx = max(m[i], max_j X(i, j))           X = score(S): the graph's scale, mask, ...
-///           alpha = exp(m[i] - mx)
-///           S[i, j] = exp(X(i, j) - mx); sum = sum_j S[i, j]
+///           ms = mx, or 0 while mx = -inf      (a row masked so far: exp(-inf) = 0, not NaN)
+///           alpha = exp(m[i] - ms)
+///           S[i, j] = exp(X(i, j) - ms); sum = sum_j S[i, j]
 ///           l[i] = l[i] alpha + sum                 (Rescale)
 ///           O[i, :] *= alpha; m[i] = mx
 ///         O += S . V[b, kb..]                       (matmuls on register tiles)

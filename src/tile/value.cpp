@@ -77,6 +77,23 @@ Value Value::substitute(const std::function<std::optional<Index>(const std::stri
   return *this;
 }
 
+Value Value::map_indices(const std::function<Index(const Index&)>& f) const {
+  switch (kind()) {
+    case ValueKind::Load: {
+      std::vector<Index> idx;
+      for (const Index& i : n_->idx) idx.push_back(f(i));
+      return load(buffer(), std::move(idx), dtype());
+    }
+    case ValueKind::IndexOf: return index_of(f(index()));
+    case ValueKind::Apply: {
+      std::vector<Value> args;
+      for (const Value& a : n_->args) args.push_back(a.map_indices(f));
+      return apply(op(), std::move(args));
+    }
+  }
+  return *this;
+}
+
 Value Value::replace_loads(const std::function<std::optional<Value>(const Value& load)>& f) const {
   switch (kind()) {
     case ValueKind::Load: {

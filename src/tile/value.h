@@ -44,6 +44,8 @@ class Value {
 
   /// Index variables replaced (in every Load index and IndexOf).
   Value substitute(const std::function<std::optional<Index>(const std::string&)>& f) const;
+  /// Every index (of each Load and IndexOf) replaced by f(index).
+  Value map_indices(const std::function<Index(const Index&)>& f) const;
   /// Every Load rewritten by `f` when it returns a value.
   Value replace_loads(const std::function<std::optional<Value>(const Value& load)>& f) const;
   /// Calls `f` on every Load, outermost first.

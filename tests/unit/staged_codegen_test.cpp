@@ -59,7 +59,7 @@ TEST(staged_codegen, workloadsGetTheExpectedStages) {
   for (Want x : {Want{"s1_matmul", "contraction"}, Want{"s9_bmm", "contraction"},
                  Want{"m1_rmsnorm_matmul", "row contraction"}, Want{"m2_matmul_bias_gelu", "contraction row"},
                  Want{"m4_lora", "contraction contraction contraction row"},
-                 Want{"m5_attention", "attention"}, Want{"m6_causal_attention", "naive attention"},
+                 Want{"m5_attention", "attention"}, Want{"m6_causal_attention", "attention"},
                  Want{"m7_gqa_decode", "attention row"}, Want{"m9_qknorm_attention", "row attention"},
                  Want{"m11_softmax_matmul", "row contraction"}, Want{"s2_softmax", "row"},
                  Want{"s8_transpose", "copy"}}) {
@@ -77,13 +77,16 @@ TEST(staged_codegen, workloadsGetTheExpectedStages) {
   EXPECT_EQ(c.b_k, 1);
   EXPECT_EQ(c.b_n, 64);
   EXPECT_EQ(c.batch, 16);
-  // The attention stage reads Q, K, V and (m6) the mask; the score is the
-  // scaled product (m5) or the mask's select over it (m6).
+  // The attention stage reads Q, K and V; the score is the scaled product
+  // (m5) or the mask's select over it (m6), the mask computed in the kernel
+  // from iotas rather than read from a stage of its own.
   EXPECT_EQ(p.stages[0].inputs.size(), 3u);
   EXPECT_EQ(p.stages[0].attention.score_graph[p.stages[0].attention.score].op, ir::Op::Mul);
   loop::Partition p6 = loop::partition_graph(load_workload("m6_causal_attention"));
-  EXPECT_EQ(p6.stages[1].inputs.size(), 4u);
-  EXPECT_EQ(p6.stages[1].attention.score_graph[p6.stages[1].attention.score].op, ir::Op::Select);
+  ASSERT_EQ(p6.stages.size(), 1u);
+  EXPECT_EQ(p6.stages[0].inputs.size(), 3u);
+  EXPECT_EQ(p6.stages[0].attention.computed, std::vector<bool>{true});
+  EXPECT_EQ(p6.stages[0].attention.score_graph[p6.stages[0].attention.score].op, ir::Op::Select);
 }
 
 // A softmax whose probabilities are also an output, or over another axis,

@@ -100,17 +100,26 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
 
 tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
                               const std::string& fn) {
+  // The extras read from memory, in order; the computed ones have no buffer.
   std::vector<tile::Buffer> extra;
+  std::vector<int> buffer_of(a.extra.size(), -1);
   for (size_t i = 0; i < a.extra.size(); ++i) {
+    if (a.computed.at(i)) continue;
     const ir::Type& ty = g[a.extra[i]].type;
-    extra.push_back(tile::Buffer{"E" + std::to_string(i), ty.dtype, ty.shape, tile::Scope::Input, static_cast<int>(3 + i)});
+    buffer_of[i] = static_cast<int>(extra.size());
+    extra.push_back(tile::Buffer{"E" + std::to_string(i), ty.dtype, ty.shape, tile::Scope::Input,
+                                 static_cast<int>(3 + extra.size())});
   }
   const ir::Graph& sg = a.score_graph;
   tile::ScoreFn score = [&](const std::vector<tile::Index>& bij, const tile::Value& sv, const std::vector<int>& bufs) {
     return tile::inline_value(sg, a.score, bij, [&](int param, const std::vector<tile::Index>& idx) {
       if (param == a.s_param) return sv;
-      const int e = param < a.s_param ? param : param - 1;
-      return tile::Value::load(bufs.at(static_cast<size_t>(e)), idx, sg.params.at(static_cast<size_t>(param)).type.dtype);
+      const size_t e = static_cast<size_t>(param < a.s_param ? param : param - 1);
+      if (a.computed.at(e))
+        return tile::inline_value(g, a.extra[e], idx, [](int, const std::vector<tile::Index>&) -> tile::Value {
+          throw InternalError("attention: a computed extra reads a parameter");
+        });
+      return tile::Value::load(bufs.at(static_cast<size_t>(buffer_of[e])), idx, sg.params.at(static_cast<size_t>(param)).type.dtype);
     });
   };
   tile::Kernel k = tile::lower_attention(attention_shape_of(a), s, extra, score, fn);

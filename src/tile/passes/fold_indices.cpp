@@ -84,11 +84,7 @@ class Folder {
       if (points_.count(name)) return Index(int64_t{0});
       return std::nullopt;
     });
-    return w.replace_loads([&](const Value& l) -> std::optional<Value> {
-      std::vector<Index> idx;
-      for (const Index& i : l.idx()) idx.push_back(fold(i));
-      return Value::load(l.buffer(), idx, l.dtype());
-    });
+    return w.map_indices([&](const Index& i) { return fold(i); });
   }
 
   std::map<std::string, Interval> ranges_;

@@ -7,8 +7,12 @@
 ///   runs goes too;
 /// - min(a, b) is a when a <= b over the ranges (and b when b <= a);
 /// - a / c and a % c with a in [0, c) become 0 and a (tile::simplify).
-/// Applies to loop extents, Load/Store/Accumulate/Rescale/Prefetch indices,
-/// views, and a Matmul's m, n, k and keep. Values do not change.
+/// - (c q + r) / c and (c q + r) % c, q and r affine, r in [0, c) over the
+///   ranges, become q and r (tile::simplify): an index that a reshape
+///   flattened and unflattened reads as the index itself.
+/// Applies to loop extents, indices of Load/Store/Accumulate/Rescale/
+/// Prefetch and of the Loads and iotas inside values, views, and a
+/// Matmul's m, n, k and keep. What values compute does not change.
 #pragma once
 
 #include "tile/kernel.h"

@@ -1,0 +1,128 @@
+#include "tile/masked_blocks.h"
+
+#include <cmath>
+#include <limits>
+
+namespace axon::tile {
+
+namespace {
+
+using ir::Op;
+using Ranges = std::map<std::string, Interval>;
+
+struct Linear {  // a_i i + a_j j + c
+  int64_t a_i = 0, a_j = 0, c = 0;
+};
+
+bool passes_through(const Value& v) {
+  if (v.kind() != ValueKind::Apply || v.args().size() != 1) return false;
+  const Op op = v.op().op;
+  if (op == Op::Reshape || op == Op::Broadcast) return true;
+  return op == Op::Cast && v.op().type.dtype != ir::DType::Bool;
+}
+
+Value strip(Value v) {
+  while (passes_through(v)) v = v.args()[0];
+  return v;
+}
+
+std::optional<int64_t> integer_constant(const Value& v) {
+  if (v.kind() != ValueKind::Apply || v.op().op != Op::Constant) return std::nullopt;
+  const double x = v.op().attrs.value;
+  if (!std::isfinite(x) || x != std::floor(x) || std::fabs(x) > 1e15) return std::nullopt;
+  return static_cast<int64_t>(x);
+}
+
+std::optional<Linear> linear(const Value& raw, const std::string& i, const std::string& j, const Ranges& ranges) {
+  const Value v = strip(raw);
+  if (v.kind() == ValueKind::IndexOf) {
+    std::optional<Affine> a = as_affine(simplify(v.index(), ranges));
+    if (!a) return std::nullopt;
+    Linear l;
+    l.c = a->constant;
+    for (const auto& [name, k] : a->coef) {
+      if (name == i) l.a_i = k;
+      else if (name == j) l.a_j = k;
+      else return std::nullopt;
+    }
+    return l;
+  }
+  if (v.kind() != ValueKind::Apply) return std::nullopt;
+  if (auto k = integer_constant(v)) return Linear{0, 0, *k};
+  const Op op = v.op().op;
+  if (op == Op::Neg) {
+    auto a = linear(v.args()[0], i, j, ranges);
+    if (!a) return std::nullopt;
+    return Linear{-a->a_i, -a->a_j, -a->c};
+  }
+  if (op != Op::Add && op != Op::Sub && op != Op::Mul) return std::nullopt;
+  auto a = linear(v.args()[0], i, j, ranges), b = linear(v.args()[1], i, j, ranges);
+  if (!a || !b) return std::nullopt;
+  if (op == Op::Add) return Linear{a->a_i + b->a_i, a->a_j + b->a_j, a->c + b->c};
+  if (op == Op::Sub) return Linear{a->a_i - b->a_i, a->a_j - b->a_j, a->c - b->c};
+  // A product is linear when one side is a literal.
+  if (a->a_i == 0 && a->a_j == 0) return Linear{a->c * b->a_i, a->c * b->a_j, a->c * b->c};
+  if (b->a_i == 0 && b->a_j == 0) return Linear{b->c * a->a_i, b->c * a->a_j, b->c * a->c};
+  return std::nullopt;
+}
+
+// cond as "a_i i + a_j j + c >= 0" over the integers.
+std::optional<AffineMask> condition(const Value& raw, const std::string& i, const std::string& j, const Ranges& ranges) {
+  const Value v = strip(raw);
+  if (v.kind() != ValueKind::Apply) return std::nullopt;
+  const Op op = v.op().op;
+  auto negate = [](std::optional<AffineMask> m) -> std::optional<AffineMask> {
+    if (!m) return std::nullopt;  // not (e >= 0) is -e - 1 >= 0
+    return AffineMask{-m->a_i, -m->a_j, -m->c - 1};
+  };
+  if (op == Op::Not) return negate(condition(v.args()[0], i, j, ranges));
+  if (op == Op::Select) {  // where(c, 1, 0) is c, where(c, 0, 1) is not c
+    auto t = integer_constant(strip(v.args()[1])), f = integer_constant(strip(v.args()[2]));
+    if (t && f && *t != 0 && *f == 0) return condition(v.args()[0], i, j, ranges);
+    if (t && f && *t == 0 && *f != 0) return negate(condition(v.args()[0], i, j, ranges));
+    return std::nullopt;
+  }
+  if (op != Op::Ge && op != Op::Gt && op != Op::Le && op != Op::Lt) return std::nullopt;
+  auto a = linear(v.args()[0], i, j, ranges), b = linear(v.args()[1], i, j, ranges);
+  if (!a || !b) return std::nullopt;
+  const AffineMask d{a->a_i - b->a_i, a->a_j - b->a_j, a->c - b->c};  // a - b
+  if (op == Op::Ge) return d;                                // a - b >= 0
+  if (op == Op::Gt) return AffineMask{d.a_i, d.a_j, d.c - 1};  // a - b - 1 >= 0
+  if (op == Op::Le) return AffineMask{-d.a_i, -d.a_j, -d.c};   // b - a >= 0
+  return AffineMask{-d.a_i, -d.a_j, -d.c - 1};                 // b - a - 1 >= 0
+}
+
+bool minus_infinity(const Value& raw) {
+  const Value v = strip(raw);
+  return v.kind() == ValueKind::Apply && v.op().op == Op::Constant &&
+         v.op().attrs.value == -std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+std::optional<AffineMask> affine_mask(const Value& score, const std::string& i, const std::string& j, const Ranges& ranges) {
+  const Value v = strip(score);
+  if (v.kind() != ValueKind::Apply || v.op().op != Op::Select) return std::nullopt;
+  if (minus_infinity(v.args()[1])) return condition(v.args()[0], i, j, ranges);
+  if (minus_infinity(v.args()[2])) {
+    std::optional<AffineMask> m = condition(v.args()[0], i, j, ranges);
+    if (!m) return std::nullopt;
+    return AffineMask{-m->a_i, -m->a_j, -m->c - 1};
+  }
+  return std::nullopt;
+}
+
+std::optional<Index> key_blocks_needed(const AffineMask& m, const Index& qb, int64_t bq, int64_t bk, int64_t blocks) {
+  if (m.a_j <= 0 || m.a_i > 0 || bq <= 0 || bk <= 0) return std::nullopt;
+  // Block kb is wholly masked when its smallest a_i i + a_j j + c, at the
+  // block's last row and first key, is >= 0: a_j kb bk >= t with
+  // t = -a_i (qb bq + bq - 1) - c. The blocks before ceil(t / (a_j bk))
+  // are computed.
+  const int64_t d = m.a_j * bk;
+  const int64_t t0 = -m.a_i * (bq - 1) - m.c;  // t at qb = 0
+  if (t0 + d - 1 < 0) return std::nullopt;     // keep the division of non-negative values
+  const Index needed = (qb * Index(-m.a_i * bq) + Index(t0 + d - 1)) / Index(d);
+  return min(needed, Index(blocks));
+}
+
+}  // namespace axon::tile
