@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernel_info.h"
 #include "codegen/kernel_source.h"
 #include "ir/graph.h"
 #include "schedule/schedule.h"
@@ -45,6 +46,10 @@ class Backend {
   /// (title, program text) per kernel piece (`axon lower --pipeline stages`).
   virtual std::vector<std::pair<std::string, std::string>> programs(const ir::Graph& g,
                                                                     const schedule::Schedule& s) const = 0;
+  /// What emit(g, s) is made of: stages, their temporaries, the values
+  /// between them and the identities the lowerings apply (the report's
+  /// "kernel" section).
+  virtual codegen::KernelInfo kernel_info(const ir::Graph& g, const schedule::Schedule& s) const = 0;
   virtual std::vector<std::string> compile_flags(bool shared) const = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/emit_cpu.h"
+#include "codegen/cpu/kernel_info.h"
 
 namespace axon::backend {
 
@@ -30,6 +31,9 @@ class CpuBackend : public Backend {
   std::vector<std::pair<std::string, std::string>> programs(const ir::Graph& g,
                                                             const schedule::Schedule& s) const override {
     return codegen::stage_programs(g, s, t_);
+  }
+  codegen::KernelInfo kernel_info(const ir::Graph& g, const schedule::Schedule& s) const override {
+    return codegen::cpu_kernel_info(g, s, t_);
   }
   std::vector<std::string> compile_flags(bool shared) const override { return codegen::cpu_compile_flags(t_, shared); }
 

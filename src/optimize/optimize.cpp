@@ -18,6 +18,7 @@
 
 #include "analysis/cost.h"
 #include "backend/backend.h"
+#include "optimize/kernel_report.h"
 #include "optimize/timing_anchor.h"
 #include "optimize/worst_element.h"
 #include "rewrite/rewrite.h"
@@ -927,6 +928,7 @@ OptimizeResult Run::report() {
                   {"command", cmd + " kernel.cpp -o kernel.so"}};
   }
   r["space"] = {{"knobs", wv_->space.knobs.size()}, {"points", wv_->space.size()}};
+  if (res_.found && !naive_wins_) r["kernel"] = kernel_report(wv_->graph, be_->kernel_info(wv_->graph, res_.schedule));
   r["rewrites"] = rw_;
   r["search"] = {{"candidates", candidates}, {"compiled", compiled_}, {"verified", verified},
                  {"seconds", elapsed()}, {"stop_reason", stop}, {"seed", opts_.seed},

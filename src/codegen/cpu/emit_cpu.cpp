@@ -25,14 +25,10 @@
 namespace axon {
 
 using codegen::stage_prefix;
+using codegen::worth_staging;
 using loop::StageKind;
 
 namespace {
-
-// Whether the staged form can beat the naive kernel: some stage is not naive.
-bool worth_staging(const loop::Partition& p) {
-  return std::any_of(p.stages.begin(), p.stages.end(), [](const loop::Stage& s) { return s.kind != StageKind::Naive; });
-}
 
 // The knobs of every stage of `p`, the partition of `g`.
 schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const target::Target& t) {
@@ -192,40 +188,54 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
   return emit_staged_cpp(g, p, s, t);
 }
 
-std::vector<std::pair<std::string, std::string>> codegen::stage_programs(const ir::Graph& g, const schedule::Schedule& s,
-                                                                         const target::Target& t) {
-  const std::string row_note = "(a row kernel: printed by codegen/cpu/row_kernel_cpp.cpp, not a tile program yet)\n";
-  std::vector<std::pair<std::string, std::string>> out;
+std::vector<codegen::StageKernel> codegen::stage_kernels(const ir::Graph& g, const schedule::Schedule& s,
+                                                         const target::Target& t) {
+  std::vector<StageKernel> out;
   loop::Partition p = loop::partition_graph(g);
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     auto it = s.find(stage_prefix(0) + "tile");
-    if (k.ok && (it == s.end() || it->second == 0)) return {{"the whole graph (row)", row_note}};
+    if (k.ok && (it == s.end() || it->second == 0)) return {{"the whole graph (row)", "row", std::nullopt}};
     tile::LoopsOptions o = loops_options(s, t, stage_prefix(0));
     if (k.ok) o = tile::LoopsOptions{row_stage_options(s, t, stage_prefix(0)).threads};
-    return {{"the whole graph (loops)", tile::print(tile::lower_with(g, tile::loops_pipeline(o), g.entry))}};
+    return {{"the whole graph (loops)", "loops", tile::lower_with(g, tile::loops_pipeline(o), g.entry)}};
   }
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const loop::Stage& st = p.stages[i];
     const std::string prefix = stage_prefix(static_cast<int>(i));
-    const std::string title = "stage " + std::to_string(i) + " (" + loop::stage_kind_name(st.kind) + ")";
+    StageKernel k{"stage " + std::to_string(i) + " (" + loop::stage_kind_name(st.kind) + ")", loop::stage_kind_name(st.kind),
+                  std::nullopt};
     switch (st.kind) {
       case StageKind::Contraction:
-        out.push_back({title, tile::print(tile::lower_gemm(gemm_shape_of(st.contraction), gemm_schedule_from(s, prefix + "gemm."), "gemm"))});
+        k.program = tile::lower_gemm(gemm_shape_of(st.contraction), gemm_schedule_from(s, prefix + "gemm."), "gemm");
         break;
       case StageKind::Copy:
-        out.push_back({title, tile::print(tile::lower_copy(copy_shape_of(g, st), copy_schedule_from(s, prefix + "copy."), "copy"))});
+        k.program = tile::lower_copy(copy_shape_of(g, st), copy_schedule_from(s, prefix + "copy."), "copy");
         break;
       case StageKind::Attention:
-        out.push_back({title, tile::print(attention_kernel(g, st.attention,
-                                                           attention_schedule_from(st.attention, s, t, prefix + "attn."), "attention"))});
+        k.program = attention_kernel(g, st.attention, attention_schedule_from(st.attention, s, t, prefix + "attn."), "attention");
+        // The kernel never stores the scores: the online softmax, proved
+        // by the rewrite of that name at the product with V.
+        k.relies_on.push_back({"online-softmax", st.results.at(0),
+                               "softmax(S) . V computed block by block with a running max and rescaled sums"});
         break;
       case StageKind::Naive:
-        out.push_back({title, tile::print(tile::lower_with(st.sub, tile::loops_pipeline(loops_options(s, t, prefix)), "run"))});
+        k.program = tile::lower_with(st.sub, tile::loops_pipeline(loops_options(s, t, prefix)), "run");
         break;
-      case StageKind::Row: out.push_back({title, row_note}); break;
+      case StageKind::Row: break;
     }
+    for (ir::NodeId r : st.results)
+      if (std::find(g.outputs.begin(), g.outputs.end(), r) == g.outputs.end()) k.stores.push_back(r);
+    out.push_back(std::move(k));
   }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> codegen::stage_programs(const ir::Graph& g, const schedule::Schedule& s,
+                                                                         const target::Target& t) {
+  const std::string row_note = "(a row kernel: printed by codegen/cpu/row_kernel_cpp.cpp, not a tile program yet)\n";
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const StageKernel& k : stage_kernels(g, s, t)) out.push_back({k.title, k.program ? tile::print(*k.program) : row_note});
   return out;
 }
 

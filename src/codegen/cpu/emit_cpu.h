@@ -8,17 +8,17 @@
 /// target gets no AVX-512 instruction).
 #pragma once
 
-#include <string>
-#include <vector>
-
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "codegen/kernel_info.h"
 #include "codegen/kernel_source.h"
 #include "ir/graph.h"
 #include "schedule/schedule.h"
 #include "target/target.h"
+#include "tile/kernel.h"
 
 namespace axon::codegen {
 
@@ -29,6 +29,18 @@ namespace axon::codegen {
 inline constexpr int kCodegenVersion = 7;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels; 6: GEMMs, layout copies and attention as tile programs; 7: masks computed in attention, masked key blocks skipped
 
 KernelSource emit_cpu(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
+
+/// The pieces of emit_cpu(g, s, t): per stage (or one for a kernel of the
+/// whole graph) its title, its kind, its tile program (none for a row
+/// kernel, which is not printed from the tile IR yet), the identities its
+/// lowering applies, and the results it stores in memory for later stages.
+struct StageKernel {
+  std::string title, kind;
+  std::optional<tile::Kernel> program;
+  std::vector<Reliance> relies_on;
+  std::vector<ir::NodeId> stores;
+};
+std::vector<StageKernel> stage_kernels(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
 
 /// What emit_cpu prints for `s`, as tile programs (`axon lower --pipeline
 /// stages`): one (title, program) per stage, the program printed by

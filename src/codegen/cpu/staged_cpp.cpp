@@ -2,6 +2,7 @@
 // entry that binds buffers and calls them.
 #include "codegen/cpu/staged_cpp.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -14,6 +15,11 @@
 #include "ir/printer.h"
 
 namespace axon::codegen {
+
+bool worth_staging(const loop::Partition& p) {
+  return std::any_of(p.stages.begin(), p.stages.end(),
+                     [](const loop::Stage& s) { return s.kind != loop::StageKind::Naive; });
+}
 
 using namespace axon::ir;
 

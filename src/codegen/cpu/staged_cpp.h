@@ -23,6 +23,10 @@
 
 namespace axon::codegen {
 
+/// Whether emit_cpu stages `p` at all: some stage is not naive (a partition
+/// of naive stages alone is one kernel of the whole graph instead).
+bool worth_staging(const loop::Partition& p);
+
 KernelSource emit_staged_cpp(const ir::Graph& g, const loop::Partition& p, const schedule::Schedule& s,
                              const target::Target& t);
 
