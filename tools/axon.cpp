@@ -426,6 +426,7 @@ struct OptimizeFlags {
   std::string proposer;  // --proposer CMD (docs/proposers.md)
   int proposer_rounds = 3;
   double proposer_timeout_s = 300;
+  std::string peers;  // --peers LIST: time them beside the winner and the naive kernel
 };
 
 std::atomic<bool> optimize_interrupted{false};
@@ -439,6 +440,63 @@ extern "C" void on_optimize_sigint(int) {
 
 // `axon optimize`: search for the fastest verified kernel; write it with
 // report.md and report.json (docs/optimize.md).
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty() && item != "none") out.push_back(item);
+  return out;
+}
+
+// `optimize --peers`: the winner, the naive kernel and the peers timed on
+// cold inputs in one run (the bench's measurement, bench.h), each output
+// checked against the float64 reference; a table on stdout, the bench's
+// page in OUT/bench.
+void side_by_side(const Common& c, const OptimizeFlags& f, const axon::optimize::OptimizeResult& r) {
+  axon::bench::BenchOptions bo;
+  bo.specs = {c.spec};
+  bo.out_dir = (fs::path(f.out_dir) / "bench").string();
+  bo.peers = split_commas(f.peers);
+  bo.searched = &r;
+  bo.spec_options = spec_options(c);
+  bo.target_file = f.target_file;
+  bo.interrupt = &optimize_interrupted;
+  bo.command = "axon optimize " + c.spec + " --peers " + f.peers;
+  bo.on_line = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  auto previous = std::signal(SIGINT, on_optimize_sigint);
+  json b = axon::bench::run_bench(bo);
+  std::signal(SIGINT, previous);
+  if (!b.contains("workloads") || b["workloads"].empty()) return;
+  const json& w = b["workloads"][0];
+  auto verified = [](const json& row) -> std::string {
+    if (row.value("status", "") != "ok") return row.value("status", "not run");
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "yes: largest error %.3g of its budget", row.value("max_error_over_budget", 0.0));
+    return buf;
+  };
+  const double naive_ms = w.contains("naive") ? w["naive"].value("ms", 0.0) : 0.0;
+  std::printf("\n%s on cold inputs (%s), every output against the float64 reference:\n", w.value("name", "").c_str(),
+              w.value("bound", "").c_str());
+  std::printf("  %-16s %12s %10s  %s\n", "", "ms", "vs naive", "verified");
+  auto line = [&](const std::string& who, const json& row, double ms) {
+    if (ms > 0)
+      std::printf("  %-16s %12.4g %9.2fx  %s\n", who.c_str(), ms, naive_ms > 0 ? naive_ms / ms : 0.0, verified(row).c_str());
+    else
+      std::printf("  %-16s %12s %10s  %s\n", who.c_str(), "-", "-", verified(row).c_str());
+  };
+  if (w.contains("naive")) line("naive kernel", w["naive"], naive_ms);
+  if (w.contains("axon")) line("axon", w["axon"], w["axon"].value("ms", 0.0));
+  if (w.contains("peers"))
+    for (const auto& [name, row] : w["peers"].items()) line(name, row, row.value("median_ms", 0.0));
+  if (w.contains("error")) std::printf("  %s\n", w["error"].get<std::string>().c_str());
+  if (w.contains("interleaved") && w["interleaved"].value("axon_ms", 0.0) > 0 && w["interleaved"].value("best_peer_ms", 0.0) > 0) {
+    const json& i = w["interleaved"];
+    std::printf("  in turns in one process: axon %.4g ms, %s %.4g ms: %.2fx\n", i.value("axon_ms", 0.0),
+                i.value("best_peer", "").c_str(), i.value("best_peer_ms", 0.0), i.value("speedup_vs_best_peer", 0.0));
+  }
+  std::printf("wrote %s/bench.md, bench.json\n", bo.out_dir.c_str());
+}
+
 int cmd_optimize(const Common& c, const OptimizeFlags& f) {
   auto spec = load(c);
   std::error_code ec;
@@ -511,6 +569,7 @@ int cmd_optimize(const Common& c, const OptimizeFlags& f) {
                 spec.graph.entry.c_str(), r.axon_ms, r.naive_ms, r.axon_ms > 0 ? r.naive_ms / r.axon_ms : 0.0,
                 r.stop_reason.c_str(), f.out_dir.c_str());
   }
+  if (!f.peers.empty() && !optimize_interrupted.load()) side_by_side(c, f, r);
   return 0;
 }
 
@@ -539,12 +598,7 @@ int cmd_bench(BenchFlags f, int argc, char** argv) {
     throw axon::Diagnostic(axon::SourceLoc{"bench", 0, 0}, "no workloads given and no bench/workloads/*.py found");
   for (const std::string& s : o.specs)
     if (!fs::is_regular_file(s)) throw axon::Diagnostic(axon::SourceLoc{s, 0, 0}, "cannot read the workload " + s);
-  if (!f.peers.empty()) {
-    o.peers.clear();
-    std::stringstream list(f.peers);
-    for (std::string p; std::getline(list, p, ',');)
-      if (!p.empty() && p != "none") o.peers.push_back(p);
-  }
+  if (!f.peers.empty()) o.peers = split_commas(f.peers);
   o.use_db = !f.no_db;
   if (const char* py = std::getenv("PYTHON"); py && *py) o.python = py;
   for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + shell_word(argv[i]);
@@ -619,6 +673,9 @@ int main(int argc, char** argv) {
   optimize->add_option("--proposer", of.proposer, "after the search, ask this command for kernels (docs/proposers.md)");
   optimize->add_option("--proposer-rounds", of.proposer_rounds, "requests sent to the proposer (default 3)");
   optimize->add_option("--proposer-timeout", of.proposer_timeout_s, "seconds the proposer may take per round (default 300)");
+  optimize->add_option("--peers", of.peers,
+                       "then time the kernel, the naive kernel and these (comma list: numpy,torch,torch.compile,jax) "
+                       "side by side on cold inputs, each checked");
 
   TargetFlags tf;
   auto* target = app.add_subcommand("target", "print the hardware description (detected, probed, overridden)");

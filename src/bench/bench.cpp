@@ -380,14 +380,14 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   auto t0 = std::chrono::steady_clock::now();
   std::string name = fs::path(spec_path).stem().string();
   json w = {{"name", name}, {"spec", spec_path}};
-  frontend::Spec spec = frontend::load_spec(spec_path, frontend::SpecOptions{});
+  frontend::Spec spec = frontend::load_spec(spec_path, cx.opts.spec_options);
   ir::Graph g = transforms::run_pipeline(std::move(spec.graph));
   w["entry"] = g.entry;
   analysis::Cost cost = analysis::graph_cost(g);
   w["flops"] = cost.flops;
   w["bytes"] = cost.bytes;
 
-  say(cx, name + ": optimizing (budget " + std::to_string(static_cast<int>(cx.opts.budget_s)) + " s)");
+  if (!cx.opts.searched) say(cx, name + ": optimizing (budget " + std::to_string(static_cast<int>(cx.opts.budget_s)) + " s)");
   optimize::OptimizeOptions oo;
   oo.target = cx.target;
   oo.budget_s = cx.opts.budget_s;
@@ -403,7 +403,7 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
                 {"search_naive_ms", r.naive_ms},             {"schedule", r.report.value("schedule", json())},
                 {"rewrites_applied", applied},               {"warnings", r.warnings}};
   };
-  optimize::OptimizeResult r = optimize::optimize(g, oo);
+  optimize::OptimizeResult r = cx.opts.searched ? *cx.opts.searched : optimize::optimize(g, oo);
   bool axon_is_naive = r.report.value("variant", "") == "naive";
   w["optimize"] = summary(r);
   if (interrupted(cx)) return stopped(std::move(w));
@@ -660,6 +660,7 @@ std::string find_harness_dir() {
 }
 
 json run_bench(const BenchOptions& opts) {
+  if (opts.searched && opts.specs.size() != 1) throw InternalError("bench: a searched result is for one spec");
   Context cx{opts, target::resolve_target(opts.target_file, false, false), 0, fs::path(opts.out_dir), fs::path(), ""};
   std::error_code ec;
   fs::create_directories(cx.out / "logs", ec);

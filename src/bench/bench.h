@@ -30,6 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "frontend/spec.h"
+#include "optimize/optimize.h"
+
 namespace axon::bench {
 
 struct BenchOptions {
@@ -51,6 +54,10 @@ struct BenchOptions {
   std::string command;              // the command line, recorded in the outputs
   const std::atomic<bool>* interrupt = nullptr;     // set (SIGINT): stop after the current step
   std::function<void(const std::string&)> on_line;  // progress lines (one per workload and step)
+  /// With one spec: bench this result of optimize (`axon optimize --peers`)
+  /// instead of searching again.
+  const optimize::OptimizeResult* searched = nullptr;
+  frontend::SpecOptions spec_options;  // how each spec is read (entry, -D bindings)
 };
 
 /// The default workload list: every bench/workloads/*.py, sorted by name,

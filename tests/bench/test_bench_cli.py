@@ -277,3 +277,24 @@ def test_a_workload_that_crashes_keeps_its_row_and_the_bench_goes_on(tmp_path):
     assert measured["name"] == "small_softmax" and "error" not in measured, measured
     assert measured["axon"]["status"] == "ok" and measured["axon"]["ms"] > 0, measured["axon"]
     assert "tanh_scale" in (tmp_path / "bench.md").read_text()
+
+
+def test_optimize_with_peers_prints_them_side_by_side(tmp_path):
+    """`axon optimize --peers`: the search's winner, the naive kernel and the
+    peers timed and checked in one run, without a second search."""
+    require_axon()
+    r = subprocess.run([str(AXON_BIN), "optimize", str(SPEC), "-o", str(tmp_path), "--budget", "2", "--no-db",
+                        "--peers", "numpy,bogus"], capture_output=True, text=True, timeout=180, cwd=SOURCE_DIR)
+    assert r.returncode == EXIT_OK, r.stderr
+    assert "optimizing (budget" not in r.stderr  # the bench took the search's result
+    rows = {ln.split()[0]: ln for ln in r.stdout.splitlines() if ln.startswith("  ") and ln.split()}
+    b = json.loads((tmp_path / "bench" / "bench.json").read_text())["workloads"][0]
+    for name in ["naive", "axon", "numpy"]:
+        assert name in rows, r.stdout
+    assert "yes: largest error" in rows["axon"] and "yes: largest error" in rows["naive"], r.stdout
+    # The table's numbers are the bench's.
+    assert float(rows["axon"].split()[1]) == pytest.approx(b["axon"]["ms"], rel=1e-3)
+    assert b["peers"]["bogus"]["status"] != "ok" and "bogus" in rows
+    if b["peers"]["numpy"]["status"] == "ok":
+        assert "yes: largest error" in rows["numpy"]
+    assert (tmp_path / "kernel.cpp").exists() and (tmp_path / "bench" / "bench.md").exists()
