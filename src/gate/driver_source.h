@@ -12,13 +12,17 @@
 
 namespace axon::gate {
 
-/// `static void axon_gate_call(void* const* buffers)`: calls the entry with
-/// the buffers cast to the ABI's types (parameters, then outputs).
-std::string emit_call_wrapper(const ir::Graph& g, const codegen::KernelAbi& abi);
+/// call.cpp for `g`: includes "kernel.h" (abi.header) and defines
+/// `void axon_gate_call(void* const* buffers)`, which calls abi.entry with
+/// the buffers cast to the ABI's types (parameters, then outputs). The only
+/// part of the drivers that depends on the spec.
+std::string emit_call_source(const ir::Graph& g, const codegen::KernelAbi& abi);
 
-/// driver.cpp for `g`: includes "kernel.h" (abi.header) and calls abi.entry
-/// with one pointer per buffer of the plan, in ABI order. Uses only the C
-/// library and POSIX (it links against the kernel's object file).
-std::string emit_driver_source(const ir::Graph& g, const codegen::KernelAbi& abi);
+/// driver.cpp: the driver's main(), the same for every spec (so its object
+/// is compiled once per compiler and flags and cached); it calls the kernel
+/// through axon_gate_call with one pointer per buffer of the plan, in ABI
+/// order. Uses only the C library and POSIX (it links against the kernel's
+/// object file).
+const std::string& driver_source();
 
 }  // namespace axon::gate

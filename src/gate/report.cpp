@@ -59,6 +59,8 @@ json report_json(const GateReport& r) {
   j["replay"] = r.replay;
   if (!r.work_dir.empty()) j["work_dir"] = r.work_dir;
   j["notes"] = r.notes;
+  j["phases_s"] = json::object();
+  for (const auto& [name, secs] : r.phases_s) j["phases_s"][name] = secs;
   return j;
 }
 
@@ -117,6 +119,14 @@ std::string report_text(const GateReport& r) {
                 r.kernel_sha.c_str());
   s += buf;
   for (const std::string& n : r.notes) s += "note: " + n + "\n";
+  if (!r.phases_s.empty()) {
+    s += "seconds:";
+    for (const auto& [name, secs] : r.phases_s) {
+      std::snprintf(buf, sizeof buf, " %s %.2f,", name.c_str(), secs);
+      s += buf;
+    }
+    s.back() = '\n';
+  }
   if (!r.work_dir.empty()) s += "work folder: " + r.work_dir + "\n";
   if (!r.replay.empty()) s += "replay: " + r.replay + "\n";
   return s;

@@ -24,8 +24,10 @@
 
 namespace axon::gate {
 
-/// user_driver.cpp for `g`; run as `user_driver PLAN BLOCKS EVENTS OUTPUTS`.
-std::string emit_user_driver_source(const ir::Graph& g, const codegen::KernelAbi& abi);
+/// user_driver.cpp, the same for every spec (it calls the kernel through
+/// call.cpp's axon_gate_call, driver_source.h); linked with call.o and the
+/// kernel, run as `user_driver PLAN BLOCKS EVENTS OUTPUTS`.
+const std::string& user_driver_source();
 
 /// Writes user_plan.txt for `plan` on the battery's blocks (as write_plan
 /// lays them out in blocks.bin). Throws InternalError when it cannot.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -100,30 +101,78 @@ struct Executables {
   std::string optimised, sanitized, user;
 };
 
+// The verdict's phases as they end (GateReport::phases_s).
+class PhaseClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit PhaseClock(GateReport& r) : report_(r), start_(Clock::now()), last_(start_) {}
+  static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+  /// The time since the previous lap (or the start) is phase `name`.
+  void lap(const std::string& name) {
+    Clock::time_point now = Clock::now();
+    report_.phases_s.emplace_back(name, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+  void record(const std::string& name, double seconds) { report_.phases_s.emplace_back(name, seconds); }
+  void total() { report_.phases_s.emplace_back("total", since(start_)); }
+
+ private:
+  GateReport& report_;
+  Clock::time_point start_, last_;
+};
+
 json compile_evidence(const std::vector<std::string>& argv, const CommandResult& r) {
   return {{"command", command_line(argv)}, {"status", r.how}, {"log", first_lines(r.output, 60)}};
 }
 
-// Compiles and links both builds; every failure on the kernel's side is a
-// compile_error, every failure of axon's driver an InternalError.
-std::optional<Executables> build(const WorkDir& wd, const GateOptions& opts, const std::string& entry, Verdict& v) {
+// The drivers' main() objects, the same for every spec, from the cache of
+// compiled objects (runtime/compile_shared.h): compiled once per compiler,
+// flags and host.
+std::string cached_driver_object(const GateOptions& opts, const std::vector<std::string>& flags,
+                                 const std::string& source, const std::string& name) {
+  runtime::CompileOptions co;
+  co.cxx = opts.cxx;
+  co.flags = kCommonFlags;
+  co.flags.insert(co.flags.end(), flags.begin(), flags.end());
+  co.flags.push_back("-c");
+  co.output_name = name;
+  return runtime::compile_shared(codegen::KernelSource{"main", "", source}, co);
+}
+
+struct Objects {
+  std::string driver, user_driver, driver_san;
+};
+
+// Compiles the kernel and call.cpp in both builds, next to the cached
+// drivers, and links the executables; every failure on the kernel's side is
+// a compile_error, every failure of axon's driver an InternalError.
+std::optional<Executables> build(const WorkDir& wd, const GateOptions& opts, const std::string& entry, Verdict& v,
+                                 PhaseClock& clock) {
   struct Job {
     std::vector<std::string> argv;
     bool kernel;
   };
   std::vector<Job> jobs = {
       {compile_argv(opts, kOptimisedFlags, "-c", "candidate.cpp", "candidate.o"), true},
-      {compile_argv(opts, kOptimisedFlags, "-c", "driver.cpp", "driver.o"), false},
-      {compile_argv(opts, kOptimisedFlags, "-c", "user_driver.cpp", "user_driver.o"), false},
+      {compile_argv(opts, kOptimisedFlags, "-c", "call.cpp", "call.o"), false},
   };
   if (opts.run_sanitizer) {
     jobs.push_back({compile_argv(opts, kSanitizedFlags, "-c", "candidate.cpp", "candidate_san.o"), true});
-    jobs.push_back({compile_argv(opts, kSanitizedFlags, "-c", "driver.cpp", "driver_san.o"), false});
+    jobs.push_back({compile_argv(opts, kSanitizedFlags, "-c", "call.cpp", "call_san.o"), false});
   }
   std::vector<std::future<CommandResult>> running;
   for (const Job& j : jobs) running.push_back(std::async(std::launch::async, [&j, &wd] { return run_command(j.argv, wd.str()); }));
+  auto drivers = std::async(std::launch::async, [&opts] {
+    Objects o;
+    o.driver = cached_driver_object(opts, kOptimisedFlags, driver_source(), "driver.o");
+    o.user_driver = cached_driver_object(opts, kOptimisedFlags, user_driver_source(), "user_driver.o");
+    if (opts.run_sanitizer) o.driver_san = cached_driver_object(opts, kSanitizedFlags, driver_source(), "driver_san.o");
+    return o;
+  });
   std::vector<CommandResult> results;
   for (auto& f : running) results.push_back(f.get());
+  const Objects drv = drivers.get();
+  clock.lap("compile");
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (results[i].ok()) continue;
     if (jobs[i].kernel) {
@@ -147,22 +196,26 @@ std::optional<Executables> build(const WorkDir& wd, const GateOptions& opts, con
           {{"entry", entry}, {"log", "no global function named " + entry + " in candidate.o"}});
     return std::nullopt;
   }
+  clock.lap("symbols");
   if (!findings.empty()) return std::nullopt;
 
   Executables exe{wd / "run_optimised", wd / "run_sanitized", wd / "run_user"};
-  auto link = [&](const std::string& driver, const std::string& kernel, const std::string& out, bool sanitized) {
+  auto link = [&](const std::string& driver, const std::string& call, const std::string& kernel,
+                  const std::string& out, bool sanitized) {
     std::vector<std::string> argv = {opts.cxx, "-fopenmp", "-pthread"};
     if (sanitized) argv.push_back("-fsanitize=address,undefined");
-    argv.insert(argv.end(), {driver, kernel, "-o", out, "-lm"});
+    argv.insert(argv.end(), {driver, call, kernel, "-o", out, "-lm"});
     CommandResult r = run_command(argv, wd.str());
     if (!r.ok())
       v.add(reason::kCompileError, "link", "the kernel does not link with the driver (" + r.how + ")",
             compile_evidence(argv, r));
     return r.ok();
   };
-  if (!link("driver.o", "candidate.o", exe.optimised, false)) return std::nullopt;
-  if (!link("user_driver.o", "candidate.o", exe.user, false)) return std::nullopt;
-  if (opts.run_sanitizer && !link("driver_san.o", "candidate_san.o", exe.sanitized, true)) return std::nullopt;
+  if (!link(drv.driver, "call.o", "candidate.o", exe.optimised, false)) return std::nullopt;
+  if (!link(drv.user_driver, "call.o", "candidate.o", exe.user, false)) return std::nullopt;
+  if (opts.run_sanitizer && !link(drv.driver_san, "call_san.o", "candidate_san.o", exe.sanitized, true))
+    return std::nullopt;
+  clock.lap("link");
   return exe;
 }
 
@@ -276,8 +329,10 @@ uint64_t fresh_seed() {
 
 }  // namespace
 
-GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, const GateOptions& opts) {
-  GateReport report;
+namespace {
+
+void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const GateOptions& opts, GateReport& report,
+                  PhaseClock& clock) {
   Verdict v(report);
   report.seed = opts.seed ? *opts.seed : fresh_seed();
   report.kernel_sha = sha256_hex(kernel_source);
@@ -293,20 +348,22 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
   if (wd.kept()) report.work_dir = wd.str();
   write_text(wd / "kernel.h", abi.header);
   write_text(wd / "candidate.cpp", kernel_source);
-  write_text(wd / "driver.cpp", emit_driver_source(g, abi));
-  write_text(wd / "user_driver.cpp", emit_user_driver_source(g, abi));
+  write_text(wd / "call.cpp", emit_call_source(g, abi));
+  write_text(wd / "driver.cpp", driver_source());  // a copy of what the cached objects were built from
+  write_text(wd / "user_driver.cpp", user_driver_source());
 
   // Inline assembly and clock builtins, even when a macro spells them.
   std::vector<std::string> pre = compile_argv(opts, kOptimisedFlags, "-E", "candidate.cpp", "candidate.ii");
   CommandResult pr = run_command(pre, wd.str());
   if (!pr.ok()) {
     v.add(reason::kCompileError, "compile", "the kernel does not compile (" + pr.how + ")", compile_evidence(pre, pr));
-    return report;
+    return;
   }
+  clock.lap("preprocess");
   for (const Finding& f : check_preprocessed_source(read_text(wd / "candidate.ii"), {"candidate.cpp", "kernel.h"}))
     v.add(reason::kForbiddenSymbol, "source " + f.what, "the kernel's source uses " + f.what + ": " + f.detail,
           {{"kind", f.kind}, {"symbol", f.what}, {"detail", f.detail}});
-  if (!report.reasons.empty()) return report;
+  if (!report.reasons.empty()) return;
 
   // The float64 references depend only on the inputs: they are computed
   // while the kernel builds and while the sanitized and user runs go on
@@ -321,23 +378,35 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
     if (battery.sets[s].compared) compared.push_back(static_cast<int>(s));
   const int threads = opts.reference_threads > 0 ? opts.reference_threads
                                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto reference_job = std::async(std::launch::async, [&] { refs.compute(compared, threads); });
+  clock.lap("plan");
+  double reference_s = 0;
+  auto reference_job = std::async(std::launch::async, [&] {
+    const PhaseClock::Clock::time_point t0 = PhaseClock::Clock::now();
+    refs.compute(compared, threads);
+    reference_s = PhaseClock::since(t0);
+  });
 
-  std::optional<Executables> exe = build(wd, opts, abi.entry, v);
+  std::optional<Executables> exe = build(wd, opts, abi.entry, v, clock);
   if (!exe) {
     refs.stop();
     reference_job.wait();
-    return report;
+    return;
   }
 
   std::optional<RunOutcome> sanitized;
-  if (opts.run_sanitizer)
+  if (opts.run_sanitizer) {
     sanitized = run_driver(wd, exe->sanitized, battery.sanitized_plan, "sanitized", true, 3 * call_timeout, opts, names);
+    clock.lap("sanitized_run");
+  }
   UserOutcome user = run_user(wd, exe->user, battery, call_timeout, opts);
+  clock.lap("user_run");
   reference_job.get();
+  clock.lap("reference_wait");
+  clock.record("references", reference_s);
   fill_reference_outputs(g, battery, refs);
 
   RunOutcome optimised = run_driver(wd, exe->optimised, battery.plan, "optimised", false, call_timeout, opts, names);
+  clock.lap("optimised_run");
   judge_process(optimised, v);
   judge_calls(g, battery, refs, optimised, v);
   judge_user_run(g, battery, refs, user, optimised, v);
@@ -347,6 +416,7 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
   } else {
     report.notes.push_back("the sanitized build was not run");
   }
+  clock.lap("judge");
   if (optimised.log.soaked >= 0 && optimised.log.soaked < optimised.log.soak_planned)
     report.notes.push_back("the soak made " + std::to_string(optimised.log.soaked) + " of its " +
                            std::to_string(optimised.log.soak_planned) + " calls within its time limit");
@@ -379,7 +449,16 @@ GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, c
   } else if (opts.time_kernel) {
     report.notes.push_back("the kernel was not timed: the battery did not complete");
   }
+}
+
+}  // namespace
+
+GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, const GateOptions& opts) {
+  GateReport report;
+  PhaseClock clock(report);
+  judge_kernel(g, kernel_source, opts, report, clock);
   report.accepted = report.reasons.empty();
+  clock.total();
   return report;
 }
 

@@ -124,9 +124,10 @@ std::string compile_shared(const codegen::KernelSource& k, const CompileOptions&
   h.add(compiler_version(opts.cxx));
   for (const std::string& f : opts.flags) h.add(f);
   if (targets_host_cpu(opts.flags)) h.add(host_cpu_signature());
+  if (opts.output_name != "kernel.so") h.add(opts.output_name);
   const std::string key = h.hex();
   const fs::path final_dir = dir / key;
-  const fs::path lib = final_dir / "kernel.so";
+  const fs::path lib = final_dir / opts.output_name;
   if (fs::exists(lib)) return lib.string();
 
   // Build in a private folder; renaming it into place is the commit.
@@ -138,11 +139,11 @@ std::string compile_shared(const codegen::KernelSource& k, const CompileOptions&
   write_file(work / "kernel.cpp", k.source);
   std::vector<std::string> argv = {opts.cxx};
   argv.insert(argv.end(), opts.flags.begin(), opts.flags.end());
-  argv.insert(argv.end(), {"-o", (work / "kernel.so").string(), (work / "kernel.cpp").string()});
+  argv.insert(argv.end(), {"-o", (work / opts.output_name).string(), (work / "kernel.cpp").string()});
   CommandResult r = run_command(argv);
   write_file(work / "compile.log", command_line(argv) + "\n" + compiler_version(opts.cxx) + "\n" + r.output);
 
-  if (r.status != 0 || !fs::exists(work / "kernel.so")) {
+  if (r.status != 0 || !fs::exists(work / opts.output_name)) {
     // Keep the failed build where a person can find it, one per key.
     fs::path kept = dir / (key + ".failed");
     fs::remove_all(kept, ec);
@@ -159,7 +160,7 @@ std::string compile_shared(const codegen::KernelSource& k, const CompileOptions&
   if (ec) {
     // Another compile of the same key won the race; its library is the same.
     fs::remove_all(work, ec);
-    AXON_CHECK(fs::exists(lib)) << "kernel cache entry " << final_dir.string() << " exists without kernel.so";
+    AXON_CHECK(fs::exists(lib)) << "kernel cache entry " << final_dir.string() << " exists without " << opts.output_name;
   }
   return lib.string();
 }

@@ -20,10 +20,13 @@ struct CompileOptions {
   std::vector<std::string> flags = {"-O2", "-march=native", "-ffp-contract=off", "-fPIC", "-shared"};
   /// Empty: $AXON_CACHE_DIR, else $XDG_CACHE_HOME/axon, else ~/.cache/axon.
   std::string cache_dir;
+  /// The file the compiler writes in the cache entry: with "-c" among the
+  /// flags, an object ("driver.o"); part of the key when not the default.
+  std::string output_name = "kernel.so";
 };
 
 /// Compiles `k.source` (with `k.header` written next to it as kernel.h) into
-/// a shared library in the cache and returns the library's path. The cache is
+/// a shared library (or opts.output_name) in the cache and returns its path. The cache is
 /// keyed by a hash of (source, header, compiler, compiler version, flags, and
 /// with -march=native the host CPU's model and ISA flags): a second call with
 /// the same key returns at once without compiling. Each
