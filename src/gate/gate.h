@@ -128,11 +128,12 @@ struct GateReport {
   std::string replay;   // replay_command + " --seed S"
   std::string work_dir; // empty when it was removed
   std::vector<std::string> notes;  // checks skipped and why
-  /// Wall seconds of the verdict's phases, in the order they began
-  /// ("preprocess", "plan", "compile", "link", "sanitized_run", "user_run",
-  /// "references", "reference_wait", "optimised_run", "judge", "total").
-  /// "references" runs beside compile and the first runs; "reference_wait"
-  /// is the part of it that the verdict waited for.
+  /// Wall seconds of the verdict's phases ("preprocess", "plan",
+  /// "compile", "symbols", "link", "sanitized_run", "user_run",
+  /// "first_runs", "reference_wait", "references", "optimised_run",
+  /// "judge", "total"). The sanitized and user runs go on together
+  /// ("first_runs" is both); "references" runs beside compile and those
+  /// runs, and "reference_wait" is the part of it the verdict waited for.
   std::vector<std::pair<std::string, double>> phases_s;
 
   bool has_reason(const std::string& code) const;

@@ -51,9 +51,7 @@ void write_blocks(const DriverPlan& plan, const std::string& blocks_path) {
   AXON_CHECK(blocks.good()) << "cannot write " << blocks_path;
 }
 
-void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& blocks_path,
-                const std::string& fills_path) {
-  write_blocks(plan, blocks_path);
+void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& fills_path) {
   std::ostringstream p;
   p << "axon-gate-plan 2\n";
   p << "buffers " << plan.input_bytes.size() << " " << plan.output_bytes.size() << "\n";
@@ -127,7 +125,7 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
   out << p.str();
   out.close();
   AXON_CHECK(out.good() && fills_ok)
-      << "cannot write the gate's plan " << plan_path << " / " << blocks_path << " / " << fills_path;
+      << "cannot write the gate's plan " << plan_path << " / " << fills_path;
 }
 
 namespace {

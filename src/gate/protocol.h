@@ -121,10 +121,11 @@ struct DriverPlan {
 /// Writes blocks.bin: the plan's blocks back to back.
 void write_blocks(const DriverPlan& plan, const std::string& blocks_path);
 
-/// Writes plan.txt, blocks.bin and (when a fill has data) fills.bin, named
-/// in the plan by its file name alone. Throws InternalError when it cannot.
-void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& blocks_path,
-                const std::string& fills_path);
+/// Writes plan.txt and (when a fill has data) fills.bin, named in the plan
+/// by its file name alone; blocks.bin (write_blocks) is written once for
+/// every run of a verdict, since runs may go on at the same time and map
+/// it. Throws InternalError when it cannot.
+void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& fills_path);
 
 /// The phase a record comes from.
 enum class Phase { Battery, Baseline, Concurrent, AfterRounds, Soak, Recheck, Timing, Last };

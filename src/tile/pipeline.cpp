@@ -34,7 +34,8 @@ std::vector<Pass> naive_pipeline() { return {cascade_pass()}; }
 std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
   std::vector<Pass> p;
   if (o.inline_maps)
-    p.push_back({"inline_maps", "elementwise values are recomputed where they are read, not stored", inline_maps});
+    p.push_back({"inline_maps", "elementwise values are recomputed where they are read, not stored",
+                 [reused = o.inline_reused](const Kernel& k) { return inline_maps(k, reused); }});
   if (o.fuse) {
     p.push_back({"fuse_loops", "adjacent loops over the same rows become one loop", fuse_loops});
     p.push_back({"shrink_buffers", "a buffer used within one row becomes a per-row scratch", shrink_buffers});
@@ -48,6 +49,9 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
                  [threads](const Kernel& k) { return parallelize(k, threads); }});
   }
   if (o.vectorize) p.push_back({"vectorize", "innermost unit-stride loops become vector lanes", vectorize});
+  else if (o.exact_lanes)
+    p.push_back({"vectorize_exact", "innermost loops whose lanes compute the serial values become vector lanes",
+                 vectorize_exact});
   return p;
 }
 

@@ -34,6 +34,8 @@ struct LoopsOptions {
   bool inline_maps = true;   // elementwise values are recomputed where read instead of stored
   bool vectorize = true;     // innermost unit-stride loops run as vector lanes
   bool fuse = true;          // loops over the same rows fused, row buffers shrunk to scratch
+  bool inline_reused = true; // a cheap map read more often than it has elements is still inlined
+  bool exact_lanes = false;  // without vectorize: loops whose lanes compute exactly the serial values
 };
 
 std::vector<Pass> naive_pipeline();

@@ -159,7 +159,7 @@ std::vector<Stmt> place_frees(const Kernel& k, std::vector<Stmt> top) {
   return out;
 }
 
-bool inline_one(Kernel& k) {
+bool inline_one(Kernel& k, bool reused) {
   std::vector<Stmt> top = k.body.kind() == StmtKind::Seq ? k.body->body : std::vector<Stmt>{k.body};
   for (size_t t = 0; t < k.buffers.size(); ++t) {
     const int tb = static_cast<int>(t);
@@ -173,6 +173,7 @@ bool inline_one(Kernel& k) {
     const bool cheap = p->expr.expensive_ops() == 0;
     const bool once = r.sites == 1 && r.statements == 1 && r.most_points <= k.buffers[t].numel();
     if (!cheap && !once) continue;
+    if (!reused && r.most_points > k.buffers[t].numel()) continue;
     std::vector<Stmt> next;
     for (size_t i = 0; i < top.size(); ++i) {
       if (i == p->pos) continue;
@@ -189,9 +190,9 @@ bool inline_one(Kernel& k) {
 
 }  // namespace
 
-Kernel inline_maps(const Kernel& k) {
+Kernel inline_maps(const Kernel& k, bool reused) {
   Kernel out = k;
-  while (inline_one(out)) {
+  while (inline_one(out, reused)) {
   }
   return out;
 }

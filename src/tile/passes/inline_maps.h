@@ -13,12 +13,18 @@
 /// buffers the expression reads move after their new last use. Repeats
 /// until nothing more is inlined. Values do not change: the same expression
 /// is evaluated on the same operands.
+///
+/// With `reused` false, a T that some statement reads more often than T has
+/// elements (an operand of a contraction, read once per output element) is
+/// kept in memory even when cheap: stored once in T's own layout, it is read
+/// along its last axis instead of through the producer's strides (a
+/// transposed operand), and its expression is evaluated once per element.
 #pragma once
 
 #include "tile/kernel.h"
 
 namespace axon::tile {
 
-Kernel inline_maps(const Kernel& k);
+Kernel inline_maps(const Kernel& k, bool reused = true);
 
 }  // namespace axon::tile

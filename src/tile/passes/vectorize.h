@@ -16,4 +16,13 @@ namespace axon::tile {
 
 Kernel vectorize(const Kernel& k);
 
+/// The lanes of vectorize that compute exactly what the serial loop does:
+/// an innermost loop is marked only when nothing in it accumulates into a
+/// scalar Register (no sum reordered into lanes, no max or min) and no
+/// value in it is cast to a floating type narrower than f64 (GCC 12 at
+/// -O2 drops the rounding of `(double)(float)x` in vectorized code). Used
+/// by the compiled float64 reference, whose printer writes these loops as
+/// `#pragma omp simd`.
+Kernel vectorize_exact(const Kernel& k);
+
 }  // namespace axon::tile
