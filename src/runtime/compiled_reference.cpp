@@ -23,9 +23,7 @@ double interpreter_seconds_estimate(const ir::Graph& g) {
 }
 
 bool compiled_reference_preferred(const ir::Graph& g) {
-  analysis::Cost c = analysis::graph_cost(g);
-  const double einsums = 0.5e-9 * c.contraction_flops, others = 100e-9 * (c.flops - c.contraction_flops);
-  return einsums + others > kCompiledReferenceSeconds && others >= einsums;
+  return interpreter_seconds_estimate(g) > kCompiledReferenceSeconds;
 }
 
 std::string reference_path_setting() {

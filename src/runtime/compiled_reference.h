@@ -6,11 +6,12 @@
 // content, so a graph compiles once per machine).
 //
 // The switch (compiled_reference_preferred): a graph whose interpreter
-// evaluation is estimated past kCompiledReferenceSeconds, most of it outside
-// einsums, uses the compiled twin; smaller graphs keep the interpreter (no
-// compile to pay), and so do graphs dominated by einsums, where the
-// interpreter's matmul loop is as fast as the twin's scalar f64 loops
-// (m1_rmsnorm_matmul: 4.3 s interpreted, 5.5 s compiled; docs/gate.md). $AXON_REFERENCE = "interpreter" or
+// evaluation is estimated past kCompiledReferenceSeconds uses the compiled
+// twin; smaller graphs keep the interpreter (no compile to pay). Graphs
+// dominated by einsums take the twin too since its contractions read
+// stored operands along rows as vector lanes (m1_rmsnorm_matmul's and
+// m2_matmul_bias_gelu's references 0.70 and 0.67 of the interpreter's time;
+// docs/gate.md). $AXON_REFERENCE = "interpreter" or
 // "compiled" forces one path. If the compiled path fails (compiler, load),
 // a warning goes to stderr and the interpreter computes every reference.
 // The interpreter stays the definition: the compiled twin agrees with it
@@ -46,7 +47,7 @@ bool compiled_reference_preferred(const ir::Graph& g);
 /// A compiled evaluation of one graph (any graph the printer takes).
 class CompiledGraph {
  public:
-  /// Prints, compiles (-O2 -fno-tree-vectorize -fopenmp -ffp-contract=off,
+  /// Prints, compiles (-O2 -march=native -fno-tree-vectorize -fopenmp -ffp-contract=off,
   /// no fast-math) and
   /// loads `g`; `threads` <= 0: the machine's cores. Throws
   /// axon::InternalError when any step fails.

@@ -16,6 +16,7 @@
 #include <regex>
 #include <sstream>
 
+#include "codegen/c_like/reference_cpp.h"
 #include "frontend/spec.h"
 #include "ir/graph.h"
 #include "runtime/compiled_reference.h"
@@ -279,12 +280,29 @@ void expect_workload(const std::string& name) {
 }  // namespace
 
 TEST(compiled_reference, WorkloadAttention) { expect_workload("m5_attention"); }
+
+// The twin's contractions read stored operands along rows as vector lanes:
+// K^T is stored once (no line multiplies Q by K read through strides) and
+// the rows of the products are `omp simd` loops. expect_workload above
+// checks the values against the interpreter.
+TEST(compiled_reference, ContractionOperandsStoredAsVectorRows) {
+  Graph g = verify::float64_twin(verify::reference_with_bounds_graph(small_workload("m5_attention")));
+  const std::string src = codegen::print_reference_cpp(g, 2).source;
+  std::istringstream lines(src);
+  int strided_products = 0, simd = 0;
+  for (std::string l; std::getline(lines, l);) {
+    strided_products += l.find("Q[") != std::string::npos && l.find("K[") != std::string::npos;
+    simd += l.find("#pragma omp simd") != std::string::npos;
+  }
+  EXPECT_EQ(strided_products, 0) << src;
+  EXPECT_GE(simd, 5) << src;
+}
 TEST(compiled_reference, WorkloadCausalAttention) { expect_workload("m6_causal_attention"); }
 TEST(compiled_reference, WorkloadRmsnormMatmul) { expect_workload("m1_rmsnorm_matmul"); }
 TEST(compiled_reference, WorkloadGatedMlp) { expect_workload("m3_gated_mlp"); }
 
-// Small graphs keep the interpreter, and so do big ones dominated by
-// einsums; big graphs of other ops get the compiled twin.
+// Small graphs keep the interpreter; big ones get the compiled twin, those
+// dominated by einsums included.
 TEST(compiled_reference, SwitchBySizeAndKind) {
   auto full = [](const std::string& name) {
     frontend::SpecOptions o;
@@ -299,11 +317,11 @@ TEST(compiled_reference, SwitchBySizeAndKind) {
   EXPECT_FALSE(runtime::compiled_reference_preferred(small));
   EXPECT_TRUE(runtime::compiled_reference_preferred(attention));
   EXPECT_TRUE(runtime::compiled_reference_preferred(gelu));
-  EXPECT_FALSE(runtime::compiled_reference_preferred(matmul));
+  EXPECT_TRUE(runtime::compiled_reference_preferred(matmul));
   if (runtime::reference_path_setting() != "auto") GTEST_SKIP() << "AXON_REFERENCE is set";
   EXPECT_EQ(runtime::ReferenceEvaluator(small).path(), runtime::ReferenceEvaluator::Path::Interpreter);
   EXPECT_EQ(runtime::ReferenceEvaluator(attention).path(), runtime::ReferenceEvaluator::Path::Compiled);
-  EXPECT_EQ(runtime::ReferenceEvaluator(matmul).path(), runtime::ReferenceEvaluator::Path::Interpreter);
+  EXPECT_EQ(runtime::ReferenceEvaluator(matmul).path(), runtime::ReferenceEvaluator::Path::Compiled);
 }
 
 // A compiled path that cannot build falls back to the interpreter.
