@@ -4,6 +4,7 @@
 #include "loop/partition.h"
 
 #include "loop/attention_group.h"
+#include "loop/epilogue_group.h"
 
 #include <algorithm>
 #include <functional>
@@ -21,6 +22,7 @@ const char* stage_kind_name(StageKind k) {
     case StageKind::Copy: return "copy";
     case StageKind::Row: return "row";
     case StageKind::Attention: return "attention";
+    case StageKind::Epilogue: return "epilogue";
     default: return "naive";
   }
 }
@@ -169,6 +171,7 @@ class Partitioner {
       p.stages.push_back(std::move(s));
     }
     fuse_attention_groups(g_, &p);
+    fuse_epilogue_groups(g_, &p);
     p.whole_graph = p.stages.size() == 1 && (p.stages[0].kind == StageKind::Row || p.stages[0].kind == StageKind::Naive);
     return p;
   }

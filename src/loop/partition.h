@@ -14,7 +14,10 @@
 ///  - Attention: a contraction, a softmax over its last axis of an
 ///    elementwise score of it, and a contraction of the probabilities
 ///    (loop/attention_group.h), computed together without storing the
-///    scores.
+///    scores;
+///  - Epilogue: a contraction and the elementwise work on its result (a
+///    bias, a residual, an activation, a gate) computed on each tile of
+///    the product before it is stored (loop/epilogue_group.h).
 /// Values that cross a stage boundary are materialised as dense row-major
 /// buffers; everything else stays inside its stage. Stages are listed in an
 /// order that respects their dependencies (the graph's topological order).
@@ -38,7 +41,7 @@
 
 namespace axon::loop {
 
-enum class StageKind { Contraction, Copy, Row, Naive, Attention };
+enum class StageKind { Contraction, Copy, Row, Naive, Attention, Epilogue };
 const char* stage_kind_name(StageKind k);
 
 /// C[b][m][n] = sum_k A[b][m][k] * B[b][k][n] over element strides of the
@@ -74,6 +77,22 @@ struct AttentionGroup {
   std::vector<bool> computed;  // one per extra
 };
 
+/// value(C) stored instead of C = the contraction `gemm`: `graph` is the
+/// elementwise stage that read C, its node `value` the stage's one result,
+/// param `c_param` is C (read only at the element being computed), param
+/// p != c_param is the stage's input `extra[p']` in order. `roles[d]` says
+/// which index of the product output axis d takes: 0 the batch, 1 m, 2 n,
+/// -1 none (a unit axis, index 0). Stage::inputs are {A base, B base,
+/// extra...}; Stage::results {the value}.
+struct EpilogueGroup {
+  Contraction gemm;
+  ir::Graph graph;
+  ir::NodeId value = -1;
+  int c_param = -1;
+  std::vector<ir::NodeId> extra;
+  std::vector<int> roles;
+};
+
 struct Stage {
   StageKind kind = StageKind::Naive;
   std::vector<ir::NodeId> nodes;    // the original nodes computed here, ascending
@@ -84,6 +103,7 @@ struct Stage {
   Contraction contraction;          // Contraction: inputs = {a_base, b_base}, results = {the einsum}
   LayoutCopy copy;                  // Copy: inputs = {copy.base}, results = {the transpose}
   AttentionGroup attention;         // Attention
+  EpilogueGroup epilogue;           // Epilogue
 };
 
 struct Partition {

@@ -1,6 +1,8 @@
 #include "tile/lower_gemm.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include "tile/passes/fold_indices.h"
 
@@ -19,7 +21,7 @@ Stmt loop(const std::string& var, const Index& extent, Stmt body, LoopKind kind 
 
 class GemmLowering {
  public:
-  GemmLowering(const GemmShape& g, const GemmSchedule& s) : g_(g), s_(s) {}
+  GemmLowering(const GemmShape& g, const GemmSchedule& s, const GemmEpilogue* e) : g_(g), s_(s), e_(e) {}
 
   Kernel run(const std::string& name) {
     k_.name = name;
@@ -28,6 +30,14 @@ class GemmLowering {
     Buffer cb{"C", ir::DType::F32, {strided_length({{g_.batch, g_.c_batch}, {g_.M, g_.c_m}, {g_.N, g_.c_n}})}, Scope::Output};
     cb.output = 0;
     C_ = k_.add_buffer(cb);
+    if (e_) {
+      for (size_t i = 0; i < e_->extra.size(); ++i) {
+        Buffer x = e_->extra[i];
+        x.scope = Scope::Input;
+        x.param = static_cast<int>(2 + i);
+        extra_.push_back(k_.add_buffer(x));
+      }
+    }
     if (g_.K == 0) {
       k_.body = empty_sum();
       return k_;
@@ -46,7 +56,43 @@ class GemmLowering {
     if (s_.pack_a || a_edge_)
       Apack_ = k_.add_buffer({"Apack", ir::DType::F32, {kc_ * (s_.pack_a ? mc_ : s_.mr)}, Scope::Scratch});
 
-    // One K slice of one column block: pack B, then the row blocks.
+    // Every K slice of one column block; with the epilogue on register
+    // tiles, the last slice is peeled off so that it can follow each Matmul.
+    const int64_t P = ceil_div(g_.K, s_.kc);
+    Stmt slices;
+    if (e_ && s_.epilogue) {
+      std::vector<Stmt> peeled;
+      if (P > 1) peeled.push_back(loop("pb", c(P - 1), slice()));
+      pb_ = c(P - 1);
+      last_ = true;
+      peeled.push_back(slice());
+      slices = Stmt::seq(std::move(peeled));
+    } else {
+      slices = loop("pb", c(P), slice());
+    }
+    Stmt blocks = loop("jb", c(ceil_div(g_.N, s_.nc)), slices);
+
+    std::vector<Stmt> per_batch;
+    if (par_batch_ && Bpack_ >= 0) per_batch.push_back(Stmt::alloc(Bpack_));
+    if (!par_rows_ && Apack_ >= 0) per_batch.push_back(Stmt::alloc(Apack_));
+    per_batch.push_back(blocks);
+    Stmt batches = loop("b", c(g_.batch), Stmt::seq(std::move(per_batch)),
+                        par_batch_ ? LoopKind::Parallel : LoopKind::Serial, s_.threads);
+    std::vector<Stmt> top;
+    top.push_back(Stmt::comment(summary()));
+    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::alloc(Bpack_));
+    top.push_back(batches);
+    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::free(Bpack_));
+    if (e_ && !s_.epilogue) top.push_back(epilogue_pass());
+    k_.body = Stmt::seq(std::move(top));
+    // The general edge expressions folded for this shape (a block loop
+    // that runs once goes, min(nc, N - jc) is nc or N - jc, ...).
+    return fold_indices(k_);
+  }
+
+ private:
+  // One K slice (at pb_) of one column block: pack B, then the row blocks.
+  Stmt slice() const {
     std::vector<Stmt> slice;
     if (s_.pack_b) slice.push_back(pack_b());
     if (par_rows_) {
@@ -65,27 +111,48 @@ class GemmLowering {
       slice.push_back(row_blocks(c(0), c(g_.M)));
       if (a_edge_) slice.push_back(edge_panel());
     }
-    Stmt slices = loop("pb", c(ceil_div(g_.K, s_.kc)), Stmt::seq(std::move(slice)));
-    Stmt blocks = loop("jb", c(ceil_div(g_.N, s_.nc)), slices);
-
-    std::vector<Stmt> per_batch;
-    if (par_batch_ && Bpack_ >= 0) per_batch.push_back(Stmt::alloc(Bpack_));
-    if (!par_rows_ && Apack_ >= 0) per_batch.push_back(Stmt::alloc(Apack_));
-    per_batch.push_back(blocks);
-    Stmt batches = loop("b", c(g_.batch), Stmt::seq(std::move(per_batch)),
-                        par_batch_ ? LoopKind::Parallel : LoopKind::Serial, s_.threads);
-    std::vector<Stmt> top;
-    top.push_back(Stmt::comment(summary()));
-    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::alloc(Bpack_));
-    top.push_back(batches);
-    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::free(Bpack_));
-    k_.body = Stmt::seq(std::move(top));
-    // The general edge expressions folded for this shape (a block loop
-    // that runs once goes, min(nc, N - jc) is nc or N - jc, ...).
-    return fold_indices(k_);
+    return Stmt::seq(std::move(slice));
   }
 
- private:
+  // C's flat offset of element (b, m, n).
+  Index c_at(const Index& b, const Index& m, const Index& n) const {
+    return b * c(g_.c_batch) + m * c(g_.c_m) + n * c(g_.c_n);
+  }
+  // C[b, m, n] = E(b, m, n, C[b, m, n]). E is built at plain variables
+  // over C's ranges, so that the indices it reads its inputs at simplify as
+  // far as those ranges allow (a bias reshaped to [1, N] is read at n, not
+  // n % N, whatever the tile's edge expressions), then put at (b, m, n).
+  Stmt epilogue_store(const Index& b, const Index& m, const Index& n) const {
+    const std::map<std::string, Interval> ranges = {
+        {"e.b", {0, g_.batch - 1}}, {"e.m", {0, g_.M - 1}}, {"e.n", {0, g_.N - 1}}};
+    Value e = e_->f(v("e.b"), v("e.m"), v("e.n"), Value::load(C_, {c_at(v("e.b"), v("e.m"), v("e.n"))}, ir::DType::F32), extra_);
+    e = e.replace_loads([&](const Value& l) -> std::optional<Value> {
+      std::vector<Index> idx;
+      for (const Index& i : l.idx()) idx.push_back(simplify(i, ranges));
+      return Value::load(l.buffer(), idx, l.dtype());
+    });
+    e = e.substitute([&](const std::string& name) -> std::optional<Index> {
+      if (name == "e.b") return b;
+      if (name == "e.m") return m;
+      if (name == "e.n") return n;
+      return std::nullopt;
+    });
+    return Stmt::store(C_, {c_at(b, m, n)}, e);
+  }
+  // Lanes along n when C's rows are contiguous.
+  LoopKind along_n() const { return g_.c_n == 1 ? LoopKind::Vectorized : LoopKind::Serial; }
+  // The epilogue on the register tile at rows [row, row + m), the columns of jr.
+  Stmt epilogue_tile(const Index& row, const Index& m) const {
+    const Index col = jc() + v("jr") * c(s_.nr);
+    return loop("ei", m, loop("ej", cols(), epilogue_store(v("b"), row + v("ei"), col + v("ej")), along_n()));
+  }
+  // The epilogue in one pass over C, after the product.
+  Stmt epilogue_pass() const {
+    const bool par = s_.threads > 1 && g_.c_n == 1 && g_.M > 1;
+    Stmt rows = loop("em", c(g_.M), loop("en", c(g_.N), epilogue_store(v("eb"), v("em"), v("en")), along_n()),
+                     par ? LoopKind::Parallel : LoopKind::Serial, s_.threads);
+    return Stmt::seq({Stmt::comment("the epilogue, one pass over C"), loop("eb", c(g_.batch), rows)});
+  }
   std::string summary() const {
     return "C[" + std::to_string(g_.batch) + "][" + std::to_string(g_.M) + "][" + std::to_string(g_.N) + "] " +
            "= A . B, K = " + std::to_string(g_.K) + "; tile " + std::to_string(s_.mr) +
@@ -94,18 +161,20 @@ class GemmLowering {
            (s_.pack_a ? "packed" : "read in place") + ", B " + (s_.pack_b ? "packed" : "read in place");
   }
 
-  // K = 0: the empty sum.
+  // K = 0: the empty sum (and the epilogue of it).
   Stmt empty_sum() const {
-    Index at = v("b") * c(g_.c_batch) + v("m") * c(g_.c_m) + v("n") * c(g_.c_n);
-    Stmt zero = Stmt::store(C_, {at}, Value::constant(0, ir::DType::F32));
+    Index at = c_at(v("b"), v("m"), v("n"));
+    Value zero_value = Value::constant(0, ir::DType::F32);
+    if (e_) zero_value = e_->f(v("b"), v("m"), v("n"), zero_value, extra_);
+    Stmt zero = Stmt::store(C_, {at}, zero_value);
     return loop("b", c(g_.batch), loop("m", c(g_.M), loop("n", c(g_.N), zero)));
   }
 
   Index jc() const { return v("jb") * c(s_.nc); }
   Index nb() const { return min(c(s_.nc), c(g_.N) - jc()); }
-  Index pc() const { return v("pb") * c(s_.kc); }
+  Index pc() const { return pb_ * c(s_.kc); }
   Index kb() const { return min(c(s_.kc), c(g_.K) - pc()); }
-  Index keep() const { return min(v("pb"), c(1)); }
+  Index keep() const { return min(pb_, c(1)); }
 
   // B[pc.., jc + jp nr..] into Bpack panel jp: kb rows of nr, zero padded.
   Stmt pack_b() const {
@@ -153,6 +222,7 @@ class GemmLowering {
   Stmt tiles(const View& a, const Index& row, const Index& m, const View& next) const {
     Stmt mm = Stmt::matmul(c_view(row), a, b_view(), m, cols(), kb(), keep());
     if (s_.prefetch) mm = mm.with([&](StmtNode& n) { n.next = next; });
+    if (last_ && e_ && s_.epilogue) mm = Stmt::seq({mm, epilogue_tile(row, m)});
     return loop("jr", (nb() + c(s_.nr - 1)) / c(s_.nr), mm);
   }
 
@@ -191,6 +261,10 @@ class GemmLowering {
 
   const GemmShape& g_;
   const GemmSchedule& s_;
+  const GemmEpilogue* e_;
+  std::vector<int> extra_;     // the epilogue's input buffers
+  Index pb_ = Index::var("pb");  // the K slice being built: the pb loop's, or the peeled last one
+  bool last_ = false;            // building the last slice, which the epilogue follows
   Kernel k_;
   int A_ = -1, B_ = -1, C_ = -1, Apack_ = -1, Bpack_ = -1;
   int64_t kc_ = 0, nc_ = 0, mc_ = 0;
@@ -199,8 +273,8 @@ class GemmLowering {
 
 }  // namespace
 
-Kernel lower_gemm(const GemmShape& g, const GemmSchedule& s, const std::string& name) {
-  return GemmLowering(g, s).run(name);
+Kernel lower_gemm(const GemmShape& g, const GemmSchedule& s, const std::string& name, const GemmEpilogue* e) {
+  return GemmLowering(g, s, e).run(name);
 }
 
 }  // namespace axon::tile

@@ -26,12 +26,15 @@
 /// Ensures: indices folded for the shape (tile/passes/fold_indices.h);
 /// buffers 0 and 1 are the Inputs A and B (params 0, 1) and
 /// buffer 2 the Output C (output 0), each a flat array as long as the
-/// strides reach; tile::verify(kernel) is empty; the interpreter computes
-/// C = A . B.
+/// strides reach; an epilogue's inputs follow as buffers 3.. (params 2..);
+/// tile::verify(kernel) is empty; the interpreter computes C = A . B, or
+/// C = E(A . B).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "tile/kernel.h"
 
@@ -59,8 +62,22 @@ struct GemmSchedule {
   int threads = 1;    // OpenMP threads (the caller pins them)
   bool pack_a = true, pack_b = true;  // false: the operand is read in place (default: A with a_k = 1)
   int prefetch = 1;   // 1: software-prefetch the next A panel and the C tile
+  int epilogue = 1;   // with an epilogue: 1 on each register tile after its last K slice, 0 one pass over C after
 };
 
-Kernel lower_gemm(const GemmShape& g, const GemmSchedule& s, const std::string& name = "gemm");
+/// E(b, m, n, c, extra): the value the kernel stores at C's element (b, m,
+/// n) whose product is c, reading the epilogue's inputs (their buffer ids,
+/// in the order of GemmEpilogue::extra) as it needs.
+using EpilogueFn = std::function<Value(const Index& b, const Index& m, const Index& n, const Value& c,
+                                       const std::vector<int>& extra)>;
+
+struct GemmEpilogue {
+  std::vector<Buffer> extra;  // Inputs, params 2.. in order
+  EpilogueFn f;
+};
+
+/// `e` null: the plain product.
+Kernel lower_gemm(const GemmShape& g, const GemmSchedule& s, const std::string& name = "gemm",
+                  const GemmEpilogue* e = nullptr);
 
 }  // namespace axon::tile

@@ -4,7 +4,8 @@
 // contraction stages (the GEMM generator, codegen/cpu/gemm.h), runs of
 // elementwise chains and row reductions become fused row kernels, transposes
 // of buffers tiled layout copies (tile/lower_copy.h), anything
-// else a naive loop nest per node. A graph that is one row kernel, or has no
+// else a naive loop nest per node; a product whose result only elementwise
+// work reads takes that work as its epilogue (loop/epilogue_group.h). A graph that is one row kernel, or has no
 // stage axon can speed up, is emitted whole as before (knobs k0.*); others
 // get one namespace per stage (codegen/cpu/staged_cpp.h) and knobs k<i>.* per
 // stage (codegen/cpu/stage_knobs.h).
@@ -16,6 +17,7 @@
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/attention.h"
 #include "codegen/cpu/gemm.h"
+#include "codegen/cpu/gemm_epilogue.h"
 #include "codegen/cpu/row_kernel_cpp.h"
 #include "codegen/cpu/stage_knobs.h"
 #include "codegen/cpu/staged_cpp.h"
@@ -51,6 +53,7 @@ schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const tar
     if (st.kind == StageKind::Copy) k = codegen::copy_knobs(codegen::copy_shape_of(g, st), t, prefix + "copy.");
     if (st.kind == StageKind::Naive) k = codegen::loops_knobs(t, prefix);
     if (st.kind == StageKind::Attention) k = codegen::attention_knobs(st.attention, t, prefix + "attn.");
+    if (st.kind == StageKind::Epilogue) k = codegen::epilogue_knobs(st.epilogue, t, prefix + "gemm.");
     sp.knobs.insert(sp.knobs.end(), k.begin(), k.end());
   }
   return sp;
@@ -136,6 +139,11 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
           p.stages[i].attention, codegen::attention_schedule_from(p.stages[i].attention, s, t, prefix));
       if (!why.empty()) return "stage " + std::to_string(i) + ": " + why;
     }
+    if (p.stages[i].kind == StageKind::Epilogue) {
+      const std::string prefix = stage_prefix(static_cast<int>(i)) + "gemm.";
+      std::string why = codegen::epilogue_why_illegal(p.stages[i].epilogue, codegen::epilogue_schedule_from(s, prefix), t);
+      if (!why.empty()) return "stage " + std::to_string(i) + ": " + why;
+    }
     if (p.stages[i].kind != StageKind::Contraction) continue;
     const std::string prefix = stage_prefix(static_cast<int>(i)) + "gemm.";
     codegen::GemmShape shape = codegen::gemm_shape_of(p.stages[i].contraction);
@@ -163,6 +171,8 @@ double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const 
     else if (st.kind == StageKind::Naive) sec += codegen::loops_seconds(st.sub, codegen::loops_options(s, t, prefix), t);
     else if (st.kind == StageKind::Attention)
       sec += codegen::attention_seconds(st.attention, codegen::attention_schedule_from(st.attention, s, t, prefix + "attn."), t);
+    else if (st.kind == StageKind::Epilogue)
+      sec += codegen::epilogue_seconds(g, st.epilogue, codegen::epilogue_schedule_from(s, prefix + "gemm."), t);
     else if (st.kind == StageKind::Copy)
       sec += codegen::copy_seconds(codegen::copy_shape_of(g, st), codegen::copy_schedule_from(s, prefix + "copy."), t);
     else {
@@ -218,6 +228,9 @@ std::vector<codegen::StageKernel> codegen::stage_kernels(const ir::Graph& g, con
         // by the rewrite of that name at the product with V.
         k.relies_on.push_back({"online-softmax", st.results.at(0),
                                "softmax(S) . V computed block by block with a running max and rescaled sums"});
+        break;
+      case StageKind::Epilogue:
+        k.program = epilogue_kernel(g, st.epilogue, epilogue_schedule_from(s, prefix + "gemm."), "gemm");
         break;
       case StageKind::Naive:
         k.program = tile::lower_with(st.sub, tile::loops_pipeline(loops_options(s, t, prefix)), "run");

@@ -10,6 +10,7 @@
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/attention.h"
 #include "codegen/cpu/gemm.h"
+#include "codegen/cpu/gemm_epilogue.h"
 #include "codegen/cpu/row_kernel_cpp.h"
 #include "codegen/cpu/stage_knobs.h"
 #include "ir/printer.h"
@@ -80,7 +81,7 @@ class StagedEmitter {
       body << "  // stage " << i << " (" << loop::stage_kind_name(st.kind) << "): "
            << comment_text(print_node(g_, st.nodes.back())) << "\n";
       body << "  " << ns
-           << (st.kind == loop::StageKind::Contraction ? "::gemm("
+           << (st.kind == loop::StageKind::Contraction || st.kind == loop::StageKind::Epilogue ? "::gemm("
                : st.kind == loop::StageKind::Attention ? "::attention("
                                                        : "::run(");
       bool first = true;
@@ -134,6 +135,11 @@ class StagedEmitter {
       case loop::StageKind::Contraction: {
         GemmShape shape = gemm_shape_of(st.contraction);
         std::string fn = emit_gemm_function(shape, gemm_schedule_from(s_, prefix + "gemm."), t_, "gemm");
+        return as_stage_namespace(fn, "", ns, &includes_);
+      }
+      case loop::StageKind::Epilogue: {
+        const loop::EpilogueGroup& e = st.epilogue;
+        std::string fn = emit_epilogue_function(g_, e, epilogue_schedule_from(s_, prefix + "gemm."), t_, "gemm");
         return as_stage_namespace(fn, "", ns, &includes_);
       }
       case loop::StageKind::Copy: {

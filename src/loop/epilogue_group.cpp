@@ -1,0 +1,121 @@
+#include "loop/epilogue_group.h"
+
+#include <algorithm>
+
+#include "ir/element_def.h"
+
+namespace axon::loop {
+
+using namespace axon::ir;
+
+namespace {
+
+// No reduction, einsum or concat: every value is a function of its
+// operands at one element (after layout).
+bool elementwise_graph(const Graph& sub) {
+  for (NodeId i = 0; i < sub.size(); ++i) {
+    const Node& n = sub[i];
+    if (n.op == Op::Einsum || n.op == Op::Concat || !reduction_domain(sub, n).extents.empty()) return false;
+  }
+  return true;
+}
+
+// Whether param p of `sub` reaches the outputs through elementwise ops
+// only, so that it is read at the element being computed and nowhere else.
+bool read_in_place(const Graph& sub, int p) {
+  std::vector<char> from(static_cast<size_t>(sub.size()), 0);
+  for (NodeId i = 0; i < sub.size(); ++i) {
+    const Node& n = sub[i];
+    if (n.op == Op::Param) {
+      from[static_cast<size_t>(i)] = n.attrs.ints.at(0) == p;
+      continue;
+    }
+    bool reads = false;
+    for (NodeId a : n.args) reads = reads || from[static_cast<size_t>(a)];
+    if (reads && !is_elementwise(n.op)) return false;
+    from[static_cast<size_t>(i)] = reads;
+  }
+  return true;
+}
+
+// The role of each output axis of the einsum (0 batch, 1 m, 2 n, -1 a
+// unit axis); false when a role spans several axes.
+bool output_roles(const Graph& g, NodeId einsum, std::vector<int>* roles) {
+  const Node& n = g[einsum];
+  EinsumSpec sp;
+  if (!parse_einsum(n.attrs.text, &sp)) return false;
+  int count[3] = {0, 0, 0};
+  roles->clear();
+  for (size_t d = 0; d < sp.out.size(); ++d) {
+    const char l = sp.out[d];
+    const bool in_a = sp.a.find(l) != std::string::npos, in_b = sp.b.find(l) != std::string::npos;
+    int role = in_a && in_b ? 0 : in_a ? 1 : 2;
+    if (n.type.shape[d] == 1) role = -1;
+    else if (++count[role] > 1) return false;
+    roles->push_back(role);
+  }
+  return true;
+}
+
+// Stages other than `self` that read `v`.
+int readers(const Partition& p, NodeId v, size_t self) {
+  int r = 0;
+  for (size_t i = 0; i < p.stages.size(); ++i)
+    if (i != self && std::count(p.stages[i].inputs.begin(), p.stages[i].inputs.end(), v)) ++r;
+  return r;
+}
+
+}  // namespace
+
+void fuse_epilogue_groups(const Graph& g, Partition* p) {
+  for (size_t r = 0; r < p->stages.size(); ++r) {
+    const Stage& row = p->stages[r];
+    if ((row.kind != StageKind::Row && row.kind != StageKind::Naive) || row.results.size() != 1) continue;
+    const NodeId value = row.results[0];
+    if (g[value].type.dtype != DType::F32 || !elementwise_graph(row.sub)) continue;
+    // The last product this stage reads that can take it as its epilogue.
+    size_t q = p->stages.size();
+    int c_param = -1;
+    std::vector<int> roles;
+    for (size_t i = 0; i < r; ++i) {
+      const Stage& st = p->stages[i];
+      if (st.kind != StageKind::Contraction || st.results.size() != 1) continue;
+      const NodeId S = st.results[0];
+      auto at = std::find(row.inputs.begin(), row.inputs.end(), S);
+      if (at == row.inputs.end() || g[S].type.shape != g[value].type.shape) continue;
+      if (std::count(g.outputs.begin(), g.outputs.end(), S) || readers(*p, S, r) != 0) continue;
+      const int param = static_cast<int>(at - row.inputs.begin());
+      std::vector<int> rl;
+      if (!read_in_place(row.sub, param) || !output_roles(g, S, &rl)) continue;
+      q = i, c_param = param, roles = rl;
+    }
+    if (c_param < 0) continue;
+
+    Stage e;
+    e.kind = StageKind::Epilogue;
+    e.epilogue.gemm = p->stages[q].contraction;
+    e.epilogue.graph = row.sub;
+    e.epilogue.value = row.sub.outputs.at(0);
+    e.epilogue.c_param = c_param;
+    e.epilogue.roles = roles;
+    for (size_t i = 0; i < row.inputs.size(); ++i)
+      if (static_cast<int>(i) != c_param) e.epilogue.extra.push_back(row.inputs[i]);
+    e.inputs = {e.epilogue.gemm.a_base, e.epilogue.gemm.b_base};
+    e.inputs.insert(e.inputs.end(), e.epilogue.extra.begin(), e.epilogue.extra.end());
+    e.results = row.results;
+    e.nodes = p->stages[q].nodes;
+    e.nodes.insert(e.nodes.end(), row.nodes.begin(), row.nodes.end());
+    std::sort(e.nodes.begin(), e.nodes.end());
+    // In place of the elementwise stage: everything both read is computed
+    // before it, and nothing between them reads the product.
+    std::vector<Stage> out;
+    for (size_t i = 0; i < p->stages.size(); ++i) {
+      if (i == q) continue;
+      out.push_back(i == r ? e : std::move(p->stages[i]));
+    }
+    p->stages = std::move(out);
+    --r;  // the fused stage is now at r - 1; go on after it
+  }
+}
+
+}  // namespace axon::loop

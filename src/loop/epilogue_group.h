@@ -1,0 +1,30 @@
+// fuse_epilogue_groups: a contraction stage and the elementwise stage that
+// reads its result become one Epilogue stage (loop/partition.h), which the
+// code generator lowers as the GEMM with the elementwise function applied
+// to each tile of the product before it is stored (tile/lower_gemm.h), so
+// that the product never makes a round trip through memory.
+//
+/// The elementwise stage (Row or Naive) must have one result, float32 and
+/// of the product's shape, and hold no reduction, einsum or concat: its
+/// value at an element is then a function of the product at that same
+/// element and of other values read through views (a bias broadcast
+/// along rows, a residual, a row scale, another product), which
+/// tile/inline_value.h builds from the stage's graph. The product must be
+/// read by that stage alone, never through a layout op (only elementwise
+/// ops between it and the result, so only the element being computed is
+/// read), and not be an output of the graph; each of its roles (batch, m,
+/// n) must be one axis of the output (unit axes aside). When the stage
+/// reads several such products, the last one computed takes the epilogue
+/// and the others are read as inputs. Other graphs are left as they are:
+/// a value of the epilogue also read elsewhere, or a reduction after the
+/// product, keeps its stages.
+#pragma once
+
+#include "ir/graph.h"
+#include "loop/partition.h"
+
+namespace axon::loop {
+
+void fuse_epilogue_groups(const ir::Graph& g, Partition* p);
+
+}  // namespace axon::loop
