@@ -57,8 +57,9 @@ void expect_correct_default_and_random(const ir::Graph& g, const std::string& wh
 TEST(staged_codegen, workloadsGetTheExpectedStages) {
   struct Want { const char* w; const char* stages; };
   for (Want x : {Want{"s1_matmul", "contraction"}, Want{"s9_bmm", "contraction"},
-                 Want{"m1_rmsnorm_matmul", "row contraction"}, Want{"m2_matmul_bias_gelu", "contraction row"},
-                 Want{"m4_lora", "contraction contraction contraction row"},
+                 Want{"m1_rmsnorm_matmul", "row contraction"}, Want{"m2_matmul_bias_gelu", "epilogue"},
+                 Want{"m3_gated_mlp", "epilogue epilogue contraction"},
+                 Want{"m4_lora", "contraction contraction epilogue"},
                  Want{"m5_attention", "attention"}, Want{"m6_causal_attention", "attention"},
                  Want{"m7_gqa_decode", "attention row"}, Want{"m9_qknorm_attention", "row attention"},
                  Want{"m11_softmax_matmul", "row contraction"}, Want{"s2_softmax", "row"},
@@ -149,9 +150,63 @@ TEST(staged_codegen, oddContractionsWithRandomSchedules) {
     ir::Graph g = parse(src);
     loop::Partition p = loop::partition_graph(g);
     bool has_contraction = false;
-    for (const auto& st : p.stages) has_contraction |= st.kind == loop::StageKind::Contraction;
+    for (const auto& st : p.stages)
+      has_contraction |= st.kind == loop::StageKind::Contraction || st.kind == loop::StageKind::Epilogue;
     EXPECT_TRUE(has_contraction) << src << kinds(p);
     expect_correct_default_and_random(g, src, rng);
+  }
+}
+
+// A product and the elementwise work on its result are one Epilogue stage:
+// bias, activations, clamp, residual, gate, row scale, batched; the
+// look-alikes keep their stages: a value of the epilogue also returned, the
+// product also returned, a reduction after the product, the product read
+// transposed.
+TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
+  const std::string head = "import numpy as np\n\ndef f(X: \"f32[21, 40]\", W: \"f32[40, 37]\", b: \"f32[37]\", "
+                           "R: \"f32[21, 37]\", s: \"f32[21, 1]\"):\n";
+  auto stages = [&](const std::string& body) { return kinds(loop::partition_graph(parse(head + body))); };
+  EXPECT_EQ(stages("    return np.maximum(X @ W + b, 0.0)\n"), "epilogue");
+  EXPECT_EQ(stages("    y = X @ W\n    return np.where(y > 0, y, 0.01 * y) + R\n"), "epilogue");
+  EXPECT_EQ(stages("    y = X @ W + b\n    return y / (1.0 + np.exp(-y)) * R\n"), "epilogue");
+  EXPECT_EQ(stages("    return np.clip(X @ W, -0.5, 0.5) * s\n"), "epilogue");
+  EXPECT_EQ(stages("    y = X @ W + b\n    return np.maximum(y, 0.0), y\n"), "contraction row");
+  EXPECT_EQ(stages("    y = X @ W\n    return y * 2.0, y\n"), "contraction row");
+  EXPECT_EQ(stages("    return np.sum(X @ W + b, axis=-1)\n"), "contraction row");
+  EXPECT_EQ(stages("    y = X @ W\n    return y - np.max(y, axis=-1, keepdims=True)\n"), "contraction row");
+  // Read transposed (square, so the shape is the same): the transpose is
+  // a copy of its own, and the elementwise stage never reads the product.
+  EXPECT_EQ(kinds(loop::partition_graph(parse("import numpy as np\n\ndef f(X: \"f32[16, 8]\", W: \"f32[8, 16]\", "
+                                              "R: \"f32[16, 16]\"):\n    return (X @ W).T + R\n"))),
+            "contraction copy row");
+
+  const char* specs[] = {
+      "def f(X: \"f32[21, 40]\", W: \"f32[40, 37]\", b: \"f32[37]\"):\n"
+      "    y = X @ W + b\n    return 0.5 * y * (1.0 + np.tanh(0.7978845608028654 * (y + 0.044715 * y * y * y)))\n",
+      "def f(X: \"f32[21, 40]\", W: \"f32[40, 37]\", R: \"f32[21, 37]\", s: \"f32[21, 1]\"):\n"
+      "    y = X @ W\n    return np.clip(y * s, -0.5, 0.5) + np.where(y > 0, y, 0.01 * y) * R\n",
+      "def f(A: \"f32[3, 13, 70]\", B: \"f32[3, 70, 29]\", b: \"f32[29]\"):\n    return np.maximum(A @ B + b, 0.0)\n",
+      "def f(x: \"f32[65]\", A: \"f32[65, 33]\", b: \"f32[33]\"):\n    return np.tanh(x @ A + b)\n",
+      "def f(X: \"f32[9, 300]\", W1: \"f32[300, 20]\", W3: \"f32[300, 20]\"):\n"
+      "    h = X @ W1\n    return h / (1.0 + np.exp(-h)) * (X @ W3)\n",
+  };
+  target::Target scalar = host();
+  scalar.isa = target::Isa{};
+  std::vector<target::Target> ts = targets();
+  ts.push_back(scalar);
+  for (const char* body : specs) {
+    std::string src = std::string("import numpy as np\n\n") + body;
+    ir::Graph g = parse(src);
+    EXPECT_NE(kinds(loop::partition_graph(g)).find("epilogue"), std::string::npos) << src;
+    for (const auto& t : ts) {
+      schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+      for (const auto& [name, v] : schedule::default_schedule(schedule::schedule_space(g, t)))
+        if (name.size() > 9 && name.compare(name.size() - 9, 9, ".epilogue") == 0)
+          for (int64_t e : {1, 0}) {
+            s[name] = e;
+            expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
+          }
+    }
   }
 }
 
