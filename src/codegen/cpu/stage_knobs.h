@@ -6,8 +6,9 @@
 /// Knobs of stage i are named "k<i>." + the choice: a Row stage has
 /// vec_axis, threads, row_block, unroll, and where they apply nt_store,
 /// row_group, prefetch_pass, stream_prefetch (docs/loop_ir.md);
-/// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch}
-/// (codegen/cpu/gemm.h); a Copy stage is a layout copy of the tile IR
+/// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch,pack_a,pack_b}
+/// (codegen/cpu/gemm.h), an Epilogue stage those and gemm.epilogue
+/// (codegen/cpu/gemm_epilogue.h); a Copy stage is a layout copy of the tile IR
 /// (tile/lower_copy.h) with copy.{tile,threads,vector,width,order,nt_store,
 /// band}; a Naive stage is a loops kernel of the tile IR with
 /// loops.{threads,inline,vectorize}.
