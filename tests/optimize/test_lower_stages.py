@@ -1,6 +1,7 @@
 """`axon lower --pipeline stages`: what the kernel is printed from, stage by
 stage, at this host's default schedule (docs/tile_ir.md)."""
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -30,6 +31,18 @@ def test_attention_is_one_program_with_an_online_softmax():
     program = got["stage 0 (attention)"]
     assert program.count("matmul ") == 2
     assert "max=" in program and "lrow[i] = lrow[i] * alpha[] + sum[]" in program
+
+
+def test_bias_and_gelu_are_the_gemm_epilogue():
+    got = stages("m2_matmul_bias_gelu")
+    assert list(got) == ["stage 0 (epilogue)"]
+    program = got["stage 0 (epilogue)"]
+    # The bias is an input read at the column; the epilogue follows the last
+    # K slice's matmul (keep 1), the columns as vector lanes.
+    assert "E0: f32[4096]" in program
+    assert "tanh(" in program and "for pb in [0, 3)" in program
+    assert re.search(r"for ej in \[0, \d+\) vectorized", program)
+    assert re.search(r"E0\[jb \* 1024 \+ jr \* \d+ \+ ej\]", program)
 
 
 def test_copies_loops_and_row_kernels():
