@@ -189,6 +189,7 @@ TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
       "def f(x: \"f32[65]\", A: \"f32[65, 33]\", b: \"f32[33]\"):\n    return np.tanh(x @ A + b)\n",
       "def f(X: \"f32[9, 300]\", W1: \"f32[300, 20]\", W3: \"f32[300, 20]\"):\n"
       "    h = X @ W1\n    return h / (1.0 + np.exp(-h)) * (X @ W3)\n",
+      "def f(X: \"f32[17, 24]\", W: \"f32[24, 40]\", M: \"bool[17, 40]\"):\n    return np.where(M, X @ W, -1.0)\n",
   };
   target::Target scalar = host();
   scalar.isa = target::Isa{};
