@@ -288,7 +288,11 @@ std::string bracketing(const Graph& g, const Chain& c, const std::vector<int>& o
   std::function<std::string(int, int, bool)> rec = [&](int i, int j, bool top) -> std::string {
     if (i == j) return name(g, c.leaves[i]);
     int k = order.at(pos++);
-    std::string s = rec(i, k, false) + " @ " + rec(k + 1, j, false);
+    // The splits are in pre-order: the left run is written (and takes its
+    // splits) before the right one, in two statements because the operands
+    // of one + are unsequenced.
+    std::string s = rec(i, k, false);
+    s += " @ " + rec(k + 1, j, false);
     return top ? s : "(" + s + ")";
   };
   return rec(0, static_cast<int>(c.leaves.size()) - 1, true);

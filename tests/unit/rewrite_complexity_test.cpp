@@ -229,6 +229,21 @@ TEST(rewrite_complexity, ChainOrderIsTheOneOfFewestFlops) {
   EXPECT_FALSE(has_kind(rewrite::discover(c.after), "reassociate-chain"));
 }
 
+// A chain whose best bracketing splits it in two runs of two, (A @ B) @ (C @ D):
+// the description names both runs (each takes its split from the pre-order
+// list in turn), and the move builds that order: 2*(2*64*2 + 2*64*2 + 2*2*2)
+// FLOPs against 2*3*(2*64*2) as written.
+TEST(rewrite_complexity, ChainSplitInTwoRunsIsDescribedAndBuilt) {
+  ir::Graph g = from_source(
+      "def f(A: \"f32[2, 64]\", B: \"f32[64, 2]\", C: \"f32[2, 64]\", D: \"f32[64, 2]\"):\n"
+      "    return A @ B @ C @ D\n");
+  Candidate c = proved(g, "reassociate-chain");
+  EXPECT_NE(c.move.detail.find("as (A @ B) @ (C @ D) "), std::string::npos) << c.move.detail;
+  EXPECT_DOUBLE_EQ(rewrite::cost(c.after).flops, 2.0 * (2 * 64 * 2 + 2 * 64 * 2 + 2 * 2 * 2));
+  EXPECT_DOUBLE_EQ(rewrite::cost(g).flops, 2.0 * 3 * (2 * 64 * 2));
+  expect_same_values(g, c.move, {{2, 3}, {64, 5}});
+}
+
 // Pairwise squared distances: sum_k (a - b)^2 over broadcast sides as
 // |a|^2 + |b|^2 - 2 a.b, the cross term one einsum (fewer FLOPs, and no
 // [M, N, K] intermediate). A sum along an axis one side broadcasts is not
