@@ -7,6 +7,7 @@ fails the test, which prints the program shrunk to the smallest one that
 still breaks axon the same way. bench/fuzz/fuzz.py runs long campaigns.
 """
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,23 @@ def test_fuzz_regression_seed_10996(tmp_path):
     conftest.require_axon()
     source = (Path(__file__).resolve().parent / "fuzz_regressions" / "seed_10996.py").read_text()
     assert cli_fuzz.verdict(source, tmp_path / "run", conftest.AXON_BIN, conftest.SOURCE_DIR) is None
+
+
+def test_fuzz_regression_seed_11593(tmp_path):
+    """A 0-d chain of exp, tanh, |.| and reciprocals: one proof query of
+    explain kept Z3 in nonlinear real arithmetic for minutes, past Z3's own
+    timeout and its interrupt. Every query now ends at its deadline
+    (src/verify/smt/bounded_check.h): explain finishes well inside the time
+    limit and lists the rewrites whose proof gave up as unknown, not used."""
+    conftest.require_axon()
+    source = (Path(__file__).resolve().parent / "fuzz_regressions" / "seed_11593.py").read_text()
+    v = cli_fuzz.verdict(source, tmp_path / "run", conftest.AXON_BIN, conftest.SOURCE_DIR, timeout=120,
+                         stages=("check", "explain"))
+    assert v is None, v
+    r = conftest.run_axon(["explain", tmp_path / "run" / "spec.py", "--json"], timeout=120)
+    assert r.returncode == 0, conftest.describe(r)
+    report = json.loads(r.stdout)
+    gave_up = [w for w in report["rewrites"] if w["status"] == "unknown"]
+    assert gave_up, [w["status"] for w in report["rewrites"]]
+    for w in gave_up:
+        assert "killed at the deadline of" in w["reason"] or w["reason"] == "the proof budget was spent", w

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "support/diagnostic.h"
+#include "verify/smt/bounded_check.h"
 
 namespace axon::verify::smt {
 
@@ -191,21 +192,16 @@ bool ProofContext::budget_spent() const {
 
 Verdict ProofContext::check(const z3::expr& claim, const std::vector<z3::expr>& facts, z3::model* model) {
   if (budget_spent()) return Verdict::Unknown;
-  z3::solver s(*ctx_);
-  z3::params p(*ctx_);
-  p.set("timeout", query_timeout_ms_);
-  s.set(p);
-  for (const z3::expr& f : facts) s.add(f);
-  s.add(!claim);
+  std::vector<z3::expr> query = facts;
+  query.push_back(!claim);
   auto t0 = std::chrono::steady_clock::now();
-  z3::check_result r = s.check();
+  std::string why;
+  z3::check_result r = bounded_check(*ctx_, query, std::chrono::milliseconds(query_timeout_ms_), model, &why);
   solver_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   ++queries_;
   if (r == z3::unsat) return Verdict::Valid;
-  if (r == z3::sat) {
-    if (model) *model = s.get_model();
-    return Verdict::Invalid;
-  }
+  if (r == z3::sat) return Verdict::Invalid;
+  last_unknown_ = why;
   return Verdict::Unknown;
 }
 

@@ -108,7 +108,9 @@ class ProofContext {
   // ---- the solver
   /// Asks whether `claim` follows from `facts`: Valid (the negation is
   /// unsat), Invalid (a model of the negation exists; written to *model when
-  /// given) or Unknown (timeout, incompleteness, or budget spent).
+  /// given) or Unknown (timeout, incompleteness, or budget spent). The query
+  /// ends by the query time limit whatever Z3 does (bounded_check.h), so a
+  /// proof ends within its budget plus one query's limit.
   Verdict check(const z3::expr& claim, const std::vector<z3::expr>& facts, z3::model* model = nullptr);
   /// The facts that bound the sizes (>= 1) and the named index variables.
   std::vector<z3::expr> range_facts(const std::vector<std::string>& vars);
@@ -119,6 +121,8 @@ class ProofContext {
   double solver_ms() const { return solver_ms_; }
   int queries() const { return queries_; }
   bool budget_spent() const;
+  /// Why the last query that answered Unknown did ("" when none did).
+  const std::string& last_unknown() const { return last_unknown_; }
 
  private:
   std::unique_ptr<z3::context> ctx_;
@@ -132,6 +136,7 @@ class ProofContext {
   int next_var_ = 0;
   double solver_ms_ = 0;
   int queries_ = 0;
+  std::string last_unknown_;
   ProofContext* outer_ = nullptr;
 };
 

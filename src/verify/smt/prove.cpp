@@ -124,7 +124,8 @@ ProofResult prove_equal(const RewriteCase& c, const ProofOptions& opt) {
             res.reason = "the normal forms differ at output " + std::to_string(o) + index_text(idx) +
                          " under some reading of the uninterpreted sums and functions";
           } else {
-            res.reason = s.budget_spent() ? "the proof budget was spent" : "the solver gave up (timeout or incompleteness)";
+            const std::string why = s.last_unknown().empty() ? "timeout or incompleteness" : s.last_unknown();
+            res.reason = s.budget_spent() ? "the proof budget was spent" : "the solver gave up (" + why + ")";
           }
           break;
         }
