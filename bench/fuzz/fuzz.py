@@ -11,7 +11,10 @@ die of a signal or hang is shrunk and kept.
 Writes, under --out: one folder per breach, `seed-N/` with `original.py`,
 `minimal.py` (the shrunk program) and `report.txt` (the command, the exit
 or signal, the end of stderr), and `summary.txt` (one line per seed that
-breached, and the totals). The same seeds give the same programs. With
+breached, how many times each command ended with each exit code, e.g.
+`optimize 3: 0` for kernels over their error budget, and the totals). Each
+seed's line on stdout lists its exit codes; a campaign cut short resumes
+with --seeds from the seed after the last one printed. The same seeds give the same programs. With
 --scale K every named dim of a program is K times larger (its sizes are 2
 to 6 otherwise): vector widths, register tiles and loop tails then matter.
 --stages check,explain skips optimize (for a sanitized build of axon, where
@@ -32,6 +35,7 @@ import argparse
 import subprocess
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -86,13 +90,18 @@ def main():
     def one(seed):
         prog = fuzzgen.generate(seed)
         source = cli_fuzz.scaled(prog, a.scale).source()
-        return seed, prog, source, cli_fuzz.verdict(source, work / str(seed), a.axon, ROOT, **kw)
+        codes = {}
+        v = cli_fuzz.verdict(source, work / str(seed), a.axon, ROOT, codes=codes, **kw)
+        return seed, prog, source, v, codes
 
     breaches = []
+    tally = Counter()  # (command, exit code) over every seed
     with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        for seed, prog, source, v in pool.map(one, range(first, end)):
+        for seed, prog, source, v, codes in pool.map(one, range(first, end)):
             status = "ok" if v is None else f"{v[0]}: {v[1]}"
-            print(f"seed {seed}: {status}  ({time.time() - t0:.0f} s)", flush=True)
+            tally.update(codes.items())
+            exits = " ".join(f"{k} {c}" for k, c in codes.items())
+            print(f"seed {seed}: {status}  [{exits}]  ({time.time() - t0:.0f} s)", flush=True)
             if v is None:
                 continue
             d = out / f"seed-{seed}"
@@ -108,6 +117,7 @@ def main():
         (d / "minimal.py").write_text(cli_fuzz.scaled(res.program, a.scale).source())
         (d / "report.txt").write_text(f"seed {seed}\n{v[2]}\n--- shrunk in {res.steps} steps ({res.evaluations} runs) ---\n")
         lines.append(f"seed {seed}: axon {v[0]}: {v[1]} -> {d / 'minimal.py'}")
+    lines.append("exit codes: " + ", ".join(f"{k} {c}: {n}" for (k, c), n in sorted(tally.items(), key=str)))
     lines.append(f"{len(breaches)} breach(es) in {end - first} seeds ({','.join(stages)}; jobs {a.jobs}, "
                  f"target {a.target}), {time.time() - t0:.0f} s")
     (out / "summary.txt").write_text("\n".join(lines) + "\n")

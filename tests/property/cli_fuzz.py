@@ -52,9 +52,11 @@ def _kind(returncode):
 STAGES = ("check", "explain", "optimize")
 
 
-def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1", stages=STAGES, target=None):
+def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1", stages=STAGES, target=None,
+            codes=None):
     """None if axon survives `source`, else (command, kind, report). `stages`
-    picks the commands run (check always runs first); `target` as in commands()."""
+    picks the commands run (check always runs first); `target` as in commands().
+    `codes`, a dict, receives each command's exit code ('timeout' for a hang)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     spec = folder / "spec.py"
@@ -68,7 +70,11 @@ def verdict(source, folder, axon_bin, cwd, timeout=180, budget="1", trials="1", 
             r = subprocess.run([str(axon_bin), *args], capture_output=True, text=True, timeout=timeout, cwd=cwd,
                                env=env)
         except subprocess.TimeoutExpired:
+            if codes is not None:
+                codes[name] = "timeout"
             return name, "timeout", f"axon {name} ran past {timeout} s"
+        if codes is not None:
+            codes[name] = r.returncode
         if r.returncode not in ALLOWED[name]:
             report = f"axon {' '.join(args)}: {_kind(r.returncode)}\n--- stderr ---\n{r.stderr[-3000:]}"
             return name, _kind(r.returncode), report

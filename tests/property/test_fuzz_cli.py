@@ -97,10 +97,13 @@ def test_the_verdict_runs_only_the_stages_asked(tmp_path):
                     'if [ "$1" = optimize ]; then kill -SEGV $$; fi\nexit 0\n')
     fake.chmod(0o755)
     source = fuzzgen.generate(0).source()
-    assert cli_fuzz.verdict(source, tmp_path / "run", fake, tmp_path, stages=("check", "explain")) is None
+    codes = {}
+    assert cli_fuzz.verdict(source, tmp_path / "run", fake, tmp_path, stages=("check", "explain"), codes=codes) is None
     assert (tmp_path / "calls").read_text().split() == ["check", "explain"]
-    v = cli_fuzz.verdict(source, tmp_path / "run2", fake, tmp_path)
+    assert codes == {"check": 0, "explain": 0}
+    v = cli_fuzz.verdict(source, tmp_path / "run2", fake, tmp_path, codes=codes)
     assert v is not None and v[0] == "optimize", v
+    assert codes == {"check": 0, "explain": 0, "optimize": -11}
 
 
 def test_fuzz_regression_seed_10996(tmp_path):
