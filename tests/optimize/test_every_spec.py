@@ -12,6 +12,11 @@ keeps the float64 reference and the kernels fast enough for the suite
 own sizes instead (several minutes more: the reference of the attention
 workloads alone takes seconds per input).
 
+The property generator's programs (tests/property/progen.py, the seeds of
+test_random_programs.py, which runs them through `axon run`) go through
+`axon optimize --budget 1 --trials 1` under the same rule, with the
+host's peaks measured once for all of them (about a second each).
+
 Also the spec that crashed the rewrite exploration: SiLU after a matmul
 written as y * (1 / (1 + exp(-y))).
 """
@@ -26,7 +31,10 @@ import pytest
 
 import sys
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "property"))
 from conftest import EXIT_OK, EXIT_OVER_BUDGET, EXIT_USER_ERROR, SOURCE_DIR, describe, run_axon  # noqa: E402
+import progen  # noqa: E402
+import test_random_programs  # noqa: E402
 
 ERRORS = sorted(p for p in (SOURCE_DIR / "tests" / "errors").glob("*.py") if not p.name.startswith("test_"))
 WORKLOADS = sorted((SOURCE_DIR / "bench" / "workloads").glob("*.py"))
@@ -68,8 +76,31 @@ def test_shrinking_keeps_the_structure():
     assert shrunk(text) == 'def f(q: "f32[2, 8]", K: "f32[2, 256, 8]", b: "f32[1, 2]", s: "f32[]"):\n'
 
 
-def test_the_sweep_covers_both_folders():
+def test_the_sweep_covers_both_folders_and_the_generator():
     assert len(ERRORS) >= 35 and len(WORKLOADS) >= 15
+    assert len(PROGRAM_SEEDS) >= 60
+
+
+PROGRAM_SEEDS = test_random_programs.SEEDS
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory):
+    """The host's description with its peaks, measured once for the generated programs."""
+    r = run_axon(["target", "--json"], timeout=120)
+    assert r.returncode == EXIT_OK, describe(r)
+    path = tmp_path_factory.mktemp("target") / "target.json"
+    path.write_text(r.stdout)
+    return path
+
+
+@pytest.mark.parametrize("seed", PROGRAM_SEEDS)
+def test_generated_program_is_contained(seed, tmp_path, target):
+    spec = tmp_path / "spec.py"
+    spec.write_text(progen.generate(seed).source())
+    r = run_axon(["optimize", spec, "-o", tmp_path / "out", "--budget", "1", "--trials", "1", "--no-db",
+                  "--target", target], timeout=300)
+    assert_contained(r, f"progen seed {seed}:\n{spec.read_text()}")
 
 
 @pytest.mark.parametrize("spec", ERRORS, ids=[p.stem for p in ERRORS])
