@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/cpu/gemm.h"
 #include "tile/interpret.h"
 #include "tile/lower_gemm.h"
 #include "tile/print.h"
@@ -21,15 +22,6 @@ namespace axon::tile {
 namespace {
 
 using test::problems_text;
-
-GemmShape dense(int64_t batch, int64_t M, int64_t N, int64_t K) {
-  GemmShape g;
-  g.batch = batch, g.M = M, g.N = N, g.K = K;
-  g.a_batch = M * K, g.a_m = K, g.a_k = 1;
-  g.b_batch = K * N, g.b_k = N, g.b_n = 1;
-  g.c_batch = M * N, g.c_m = N, g.c_n = 1;
-  return g;
-}
 
 ir::Node op(ir::Op o) {
   ir::Node n{};
@@ -102,7 +94,7 @@ TEST(tile_gemm_epilogue, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfThePro
     for (int threads : {1, 2})
       for (bool pack_a : {true, false})
         for (int epilogue : {1, 0}) {
-          const GemmShape g = dense(d.batch, d.M, d.N, d.K);
+          const GemmShape g = codegen::dense_gemm_shape(d.batch, d.M, d.N, d.K);
           check(g, sched(3, 8, 16, 6, 16, threads, pack_a, true, epilogue),
                 std::to_string(d.batch) + "x" + std::to_string(d.M) + "x" + std::to_string(d.N) + "x" + std::to_string(d.K) +
                     " threads " + std::to_string(threads) + (pack_a ? " A packed" : " A in place") + " epilogue " +
@@ -111,8 +103,8 @@ TEST(tile_gemm_epilogue, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfThePro
         }
   EXPECT_EQ(cases, 40);
   // B read in place (whole panels), and the empty sum: C = E(0).
-  check(dense(1, 10, 16, 20), sched(4, 8, 8, 8, 16, 2, true, false, 1), "B in place");
-  check(dense(2, 9, 9, 0), sched(4, 8, 8, 8, 16, 1, true, true, 1), "K = 0");
+  check(codegen::dense_gemm_shape(1, 10, 16, 20), sched(4, 8, 8, 8, 16, 2, true, false, 1), "B in place");
+  check(codegen::dense_gemm_shape(2, 9, 9, 0), sched(4, 8, 8, 8, 16, 1, true, true, 1), "K = 0");
 }
 
 // The epilogue runs once per element, right after the last slice's Matmul
@@ -120,7 +112,7 @@ TEST(tile_gemm_epilogue, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfThePro
 // Matmul adds to C (keep 1) and is followed, in the same jr loop, by the
 // epilogue's loops, the one along n vectorized.
 TEST(tile_gemm_epilogue, TheLastSliceIsPeeledAndEachTileTakesTheEpilogue) {
-  const GemmShape g = dense(1, 12, 32, 40);
+  const GemmShape g = codegen::dense_gemm_shape(1, 12, 32, 40);
   GemmEpilogue e = bias_tanh_gate(g);
   const Kernel k = lower_gemm(g, sched(4, 16, 16, 8, 32, 1, true, true, 1), "gemm", &e);
   ASSERT_EQ(problems_text(verify(k)), "");
