@@ -84,6 +84,7 @@ struct Battery {
   std::vector<BatterySet> sets;
   DriverPlan plan;            // the optimised build's calls and timing
   DriverPlan sanitized_plan;  // one call on set 0
+  DriverPlan race_plan;       // the slots of A and B and a few concurrent rounds (ThreadSanitizer's build)
   UserPlan user;
 };
 

@@ -891,16 +891,20 @@ const unsigned char* map_file(const char* path, size_t* len) {
 
 }  // namespace
 
-// driver PLAN BLOCKS EVENTS OUTPUTS [sanitized]
+// driver PLAN BLOCKS EVENTS OUTPUTS [sanitized|threads]
+// sanitized: AddressSanitizer's build, the battery's calls on the heap only;
+// threads: ThreadSanitizer's build, the slots and the concurrent rounds.
+// Either way the sanitizer reports faults itself.
 int main(int argc, char** argv) {
   if (argc < 5) return 91;
   g_events = open(argv[3], O_WRONLY | O_CREAT | O_APPEND, 0644);
   g_outputs_fd = open(argv[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (g_events < 0 || g_outputs_fd < 0) return 92;
   bool sanitized = argc > 5 && !strcmp(argv[5], "sanitized");
+  bool threads = argc > 5 && !strcmp(argv[5], "threads");
   long page = sysconf(_SC_PAGESIZE);
   if (page > 0) g_page = static_cast<size_t>(page);
-  install_handlers(sanitized);
+  install_handlers(sanitized || threads);
   read_plan(argv[1]);
 
   size_t blocks_len = 0;

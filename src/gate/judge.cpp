@@ -667,4 +667,28 @@ void judge_user_run(const ir::Graph& g, const Battery& b, References& refs, cons
         ev);
 }
 
+bool judge_race_run(const RunOutcome& run, const std::vector<StaticData>& statics, Verdict& v, std::string* why) {
+  const std::string& text = run.child_output;
+  const size_t at = text.find("WARNING: ThreadSanitizer: data race");
+  if (at == std::string::npos) {
+    if (run.process.exited && run.process.exit_code == 0 && run.log.done) return true;
+    *why = "the ThreadSanitizer build's run " +
+           run.process.describe() +
+           (text.empty() ? std::string() : ": " + lines_from(text, 0, 3));
+    return false;
+  }
+  // "  Location is global 'g_bt' of size 23040 at 0x..." names the memory.
+  std::string where;
+  const size_t loc = text.find("Location is ", at);
+  if (loc != std::string::npos) where = text.substr(loc, text.find('\n', loc) - loc);
+  json shared = json::array();
+  for (const StaticData& d : statics)
+    shared.push_back({{"section", d.section}, {"symbol", d.symbol}, {"bytes", d.bytes}});
+  v.add(reason::kNotReentrant, "tsan",
+        "not reentrant: two threads calling at once on distinct buffers touch the same static memory without "
+        "synchronisation (ThreadSanitizer" + (where.empty() ? std::string() : ": " + where) + ")",
+        {{"report", lines_from(text, at, 40)}, {"static_data", shared}, {"rounds", run.log.rounds}});
+  return true;
+}
+
 }  // namespace axon::gate

@@ -11,6 +11,7 @@
 #include "gate/gate.h"
 #include "gate/protocol.h"
 #include "gate/sandbox.h"
+#include "gate/symbols.h"
 #include "gate/user_driver_source.h"
 
 namespace axon::gate {
@@ -65,6 +66,12 @@ void judge_calls(const ir::Graph& g, const Battery& b, References& refs, const R
 /// and that run found no other reason for it.
 void judge_user_run(const ir::Graph& g, const Battery& b, References& refs, const UserOutcome& user,
                     const RunOutcome& optimised, Verdict& v);
+
+/// The ThreadSanitizer build's concurrent rounds, run when the kernel keeps
+/// static memory (`statics`): not_reentrant when two callers race on
+/// memory. Returns false, with `why` set, when the run says nothing (it did
+/// not finish, or ended for another reason that the other runs judge).
+bool judge_race_run(const RunOutcome& run, const std::vector<StaticData>& statics, Verdict& v, std::string* why);
 
 /// "[3, 17]" for flat index 3 * extent + 17 of `shape`.
 std::string multi_index(const ir::Shape& shape, int64_t flat);

@@ -63,11 +63,15 @@ std::string SandboxResult::describe() const {
 
 std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
   static const char* kDropped[] = {"LD_PRELOAD=", "LD_AUDIT=", "OMP_WAIT_POLICY=", "GOMP_SPINCOUNT=",
-                                   "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", "MALLOC_"};
+                                   "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", "TSAN_OPTIONS=", "MALLOC_"};
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     bool drop = false;
     for (const char* d : kDropped) drop = drop || std::strncmp(*e, d, std::strlen(d)) == 0;
+    for (const std::string& x : extra) {  // a variable `extra` sets is set once, to its value
+      const size_t eq = x.find('=');
+      drop = drop || (eq != std::string::npos && std::strncmp(*e, x.c_str(), eq + 1) == 0);
+    }
     if (!drop) env.push_back(*e);
   }
   env.insert(env.end(), extra.begin(), extra.end());

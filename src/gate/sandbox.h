@@ -46,7 +46,8 @@ std::string signal_name(int sig);
 
 /// The current environment without the variables that change how a kernel
 /// or its OpenMP runtime behaves behind the gate's back (LD_PRELOAD,
-/// OMP_WAIT_POLICY, GOMP_SPINCOUNT, *SAN_OPTIONS), plus `extra` ("K=V").
+/// OMP_WAIT_POLICY, GOMP_SPINCOUNT, *SAN_OPTIONS), plus `extra` ("K=V", each replacing
+/// the variable K if the environment has it).
 std::vector<std::string> child_environment(const std::vector<std::string>& extra);
 
 }  // namespace axon::gate

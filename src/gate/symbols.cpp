@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <regex>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -181,6 +182,66 @@ std::vector<Finding> check_object_instructions(const std::string& object_path) {
     if (!forbidden.count(mnemonic) || !seen.insert(mnemonic).second) continue;
     found.push_back({"instruction", mnemonic,
                      "in " + function + ": reads a clock, counter or hardware randomness, or calls the kernel"});
+  }
+  return found;
+}
+
+std::vector<StaticData> shared_static_data(const std::string& object_path) {
+  CommandResult r = run_command({"objdump", "-h", "-t", "-w", object_path});
+  AXON_CHECK(r.ok()) << "cannot list the sections of " << object_path << " with objdump (" << r.how
+                     << "): " << first_lines(r.output, 10);
+  // Section lines: "  2 .bss  00005a00  VMA  LMA  off  2**5  ALLOC"; symbol
+  // lines: "0000000000000000 l     O .bss\t0000000000005a00 name".
+  std::map<std::string, int64_t> writable;  // section -> bytes
+  std::vector<StaticData> found;
+  std::set<std::string> named;  // sections with a symbol in them
+  std::map<std::string, int64_t> compiler_bytes;  // section -> bytes of the runtime's own symbols
+  std::istringstream in(r.output);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string idx, name, size;
+    if (line.size() > 2 && line[0] == ' ' && f >> idx >> name >> size && !idx.empty() &&
+        std::isdigit(static_cast<unsigned char>(idx[0]))) {
+      const bool alloc = line.find("ALLOC") != std::string::npos;
+      const bool readonly = line.find("READONLY") != std::string::npos;
+      const bool code = line.find("CODE") != std::string::npos;
+      const bool tls = line.find("THREAD_LOCAL") != std::string::npos;
+      const int64_t bytes = std::strtoll(size.c_str(), nullptr, 16);
+      // RELRO data (.data.rel.ro*) is made read-only once the loader has relocated it.
+      if (alloc && !readonly && !code && !tls && bytes > 0 && !starts_with(name, ".data.rel.ro")) writable[name] = bytes;
+      continue;
+    }
+    size_t tab = line.find('\t');
+    if (tab == std::string::npos || tab < 17) continue;
+    // The section is the last field before the tab.
+    std::string head = line.substr(0, tab);
+    size_t sp = head.find_last_of(' ');
+    std::string section = sp == std::string::npos ? head : head.substr(sp + 1);
+    std::istringstream rest(line.substr(tab + 1));
+    std::string bytes_hex, symbol;
+    if (!(rest >> bytes_hex >> symbol)) continue;
+    const int64_t bytes = std::strtoll(bytes_hex.c_str(), nullptr, 16);
+    const bool object = head.find(" O ") != std::string::npos;
+    if (section == "*COM*" || (object && writable.count(section) && bytes > 0)) {
+      named.insert(section);
+      // The C++ runtime's personality pointer (DW.ref.__gxx_personality_v0),
+      // which the dynamic linker writes once at load time.
+      if (starts_with(symbol, "DW.ref.")) {
+        compiler_bytes[section] += bytes;
+        continue;
+      }
+      found.push_back({section, demangle(symbol), bytes});
+    }
+  }
+  for (const auto& [section, bytes] : writable) {
+    const auto c = compiler_bytes.find(section);
+    if (c != compiler_bytes.end() && c->second >= bytes) continue;
+    if (!named.count(section) || c != compiler_bytes.end()) {
+      bool listed = false;
+      for (const StaticData& d : found) listed = listed || d.section == section;
+      if (!listed) found.push_back({section, "", bytes});
+    }
   }
   return found;
 }

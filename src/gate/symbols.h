@@ -8,6 +8,7 @@
 // is refused, with its name, rather than let through.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,21 @@ std::vector<Finding> check_object_symbols(const std::string& object_path, const 
 /// Runs `objdump -d` on the object: syscall, sysenter, int, rdtsc, rdtscp,
 /// rdpmc, rdrand, rdseed, rdpid. Throws InternalError when objdump cannot run.
 std::vector<Finding> check_object_instructions(const std::string& object_path);
+
+/// One piece of memory a kernel's object keeps outside any call: a
+/// writable, non-thread-local section and the data symbols in it.
+struct StaticData {
+  std::string section;  // .data, .bss, a named section, or *COM* (a common symbol)
+  std::string symbol;   // demangled; empty for a section's unnamed bytes
+  int64_t bytes = 0;
+};
+
+/// Runs `objdump -h -t` on the object: every allocated section that is
+/// writable and not thread-local, with a nonzero size, and the symbols in
+/// it (common symbols too). A kernel without any keeps no memory shared by
+/// its callers: two calls can only meet in their own buffers. Throws
+/// InternalError when objdump cannot run.
+std::vector<StaticData> shared_static_data(const std::string& object_path);
 
 /// Scans `g++ -E` output, only the lines that come from files whose name
 /// ends in one of `own_files`, for inline assembly and for the builtins and

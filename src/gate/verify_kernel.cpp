@@ -87,6 +87,10 @@ const std::vector<std::string> kCommonFlags = {"-std=gnu++20", "-march=native", 
 const std::vector<std::string> kOptimisedFlags = {"-O2"};
 const std::vector<std::string> kSanitizedFlags = {"-O1", "-g", "-fno-omit-frame-pointer",
                                                   "-fsanitize=address,undefined", "-fno-sanitize-recover=all"};
+const std::vector<std::string> kThreadSanitizedFlags = {"-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=thread"};
+
+// Which build of the driver and kernel a run uses.
+enum class Build { Optimised, Sanitized, Threads };
 
 std::vector<std::string> compile_argv(const GateOptions& opts, const std::vector<std::string>& flags,
                                       const std::string& mode, const std::string& src, const std::string& out) {
@@ -248,7 +252,7 @@ int64_t memory_limit(const GateOptions& opts, const DriverPlan& plan) {
 }
 
 RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPlan& plan, const std::string& tag,
-                      bool sanitized, double call_timeout_s, const GateOptions& opts,
+                      Build build, double call_timeout_s, const GateOptions& opts,
                       const std::vector<std::string>& names) {
   const std::string plan_path = wd / ("plan_" + tag + ".txt"), blocks = wd / "blocks.bin";
   const std::string fills = wd / ("fills_" + tag + ".bin");
@@ -274,7 +278,15 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   lim.cpu_seconds = static_cast<int64_t>(lim.wall_timeout_s * cores) + 60;
   lim.file_size_bytes = (total_bytes(plan) + (int64_t{1} << 20)) * (records + 2) + (int64_t{64} << 20);
   std::vector<std::string> extra;
-  if (sanitized) {
+  const bool sanitized = build == Build::Sanitized;
+  if (build == Build::Threads) {
+    // ThreadSanitizer maps its shadow memory beyond any RLIMIT_AS too. One
+    // OpenMP thread per call: the races looked for are between the two
+    // callers, and libgomp's own synchronisation is invisible to it.
+    extra.push_back("TSAN_OPTIONS=halt_on_error=1:exitcode=66:ignore_noninstrumented_modules=1:"
+                    "report_signal_unsafe=0:history_size=4");
+    extra.push_back("OMP_NUM_THREADS=1");
+  } else if (sanitized) {
     // ASan reserves terabytes of address space, so RLIMIT_AS cannot apply;
     // its own allocator limits stand in for it.
     const int64_t mb = memory >> 20;
@@ -287,6 +299,7 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   }
   std::vector<std::string> argv = {exe, plan_path, blocks, events, outputs};
   if (sanitized) argv.push_back("sanitized");
+  if (build == Build::Threads) argv.push_back("threads");
 
   RunOutcome run;
   run.plan = &plan;
@@ -326,6 +339,42 @@ UserOutcome run_user(const WorkDir& wd, const std::string& exe, const Battery& b
   u.log = read_user_log(b.plan, events, outputs);
   u.child_output = read_text(child_log);
   return u;
+}
+
+// The kernel keeps static memory (shared_static_data): built with
+// ThreadSanitizer and run through a few concurrent rounds, so that two calls
+// touching that memory without synchronisation are found whether or not
+// they happened to overlap in time on this machine.
+struct RaceRun {
+  std::optional<RunOutcome> run;  // none: the build failed (why says how)
+  std::string why;
+};
+
+RaceRun run_race_check(const WorkDir& wd, const GateOptions& opts, const Battery& b, double call_timeout_s,
+                       const std::vector<std::string>& names) {
+  RaceRun out;
+  std::vector<std::vector<std::string>> compiles = {
+      compile_argv(opts, kThreadSanitizedFlags, "-c", "candidate.cpp", "candidate_tsan.o"),
+      compile_argv(opts, kThreadSanitizedFlags, "-c", "call.cpp", "call_tsan.o")};
+  std::vector<std::future<CommandResult>> running;
+  for (const auto& argv : compiles)
+    running.push_back(std::async(std::launch::async, [&argv, &wd] { return run_command(argv, wd.str()); }));
+  const std::string driver = cached_driver_object(opts, kThreadSanitizedFlags, driver_source(), "driver_tsan.o");
+  for (size_t i = 0; i < compiles.size(); ++i) {
+    CommandResult r = running[i].get();
+    if (!r.ok() && out.why.empty()) out.why = "the ThreadSanitizer build does not compile (" + r.how + "): " + first_lines(r.output, 5);
+  }
+  if (!out.why.empty()) return out;
+  const std::string exe = wd / "run_race";
+  std::vector<std::string> link = {opts.cxx, "-fopenmp", "-pthread", "-fsanitize=thread", driver, "call_tsan.o",
+                                   "candidate_tsan.o", "-o", exe, "-lm"};
+  CommandResult l = run_command(link, wd.str());
+  if (!l.ok()) {
+    out.why = "the ThreadSanitizer build does not link (" + l.how + "): " + first_lines(l.output, 5);
+    return out;
+  }
+  out.run = run_driver(wd, exe, b.race_plan, "race", Build::Threads, 5 * call_timeout_s, opts, names);
+  return out;
 }
 
 uint64_t fresh_seed() {
@@ -400,6 +449,16 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   }
 
   write_blocks(battery.plan, wd / "blocks.bin");  // the input bytes of every run
+  // A kernel with static memory is also run in ThreadSanitizer's build,
+  // beside the sanitized and user runs (nothing is timed in any of them).
+  const std::vector<StaticData> statics = shared_static_data(wd / "candidate.o");
+  std::future<std::pair<RaceRun, double>> race_job;
+  if (!statics.empty() && opts.run_sanitizer)
+    race_job = std::async(std::launch::async, [&] {
+      const PhaseClock::Clock::time_point t0 = PhaseClock::Clock::now();
+      RaceRun r = run_race_check(wd, opts, battery, call_timeout, names);
+      return std::make_pair(std::move(r), PhaseClock::since(t0));
+    });
   // The sanitized run and the user run time nothing: they go on together.
   auto user_job = std::async(std::launch::async, [&] {
     const PhaseClock::Clock::time_point t0 = PhaseClock::Clock::now();
@@ -409,18 +468,25 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   std::optional<RunOutcome> sanitized;
   if (opts.run_sanitizer) {
     const PhaseClock::Clock::time_point t0 = PhaseClock::Clock::now();
-    sanitized = run_driver(wd, exe->sanitized, battery.sanitized_plan, "sanitized", true, 3 * call_timeout, opts, names);
+    sanitized = run_driver(wd, exe->sanitized, battery.sanitized_plan, "sanitized", Build::Sanitized, 3 * call_timeout, opts,
+                           names);
     clock.record("sanitized_run", PhaseClock::since(t0));
   }
   auto [user, user_s] = user_job.get();
   clock.record("user_run", user_s);
+  std::optional<RaceRun> race;
+  if (race_job.valid()) {
+    auto [r, race_s] = race_job.get();
+    race = std::move(r);
+    clock.record("race_run", race_s);
+  }
   clock.lap("first_runs");
   reference_job.get();
   clock.lap("reference_wait");
   clock.record("references", reference_s);
   fill_reference_outputs(g, battery, refs);
 
-  RunOutcome optimised = run_driver(wd, exe->optimised, battery.plan, "optimised", false, call_timeout, opts, names);
+  RunOutcome optimised = run_driver(wd, exe->optimised, battery.plan, "optimised", Build::Optimised, call_timeout, opts, names);
   clock.lap("optimised_run");
   judge_process(optimised, v);
   judge_calls(g, battery, refs, optimised, v);
@@ -430,6 +496,11 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
     judge_calls(g, battery, refs, *sanitized, v);
   } else {
     report.notes.push_back("the sanitized build was not run");
+  }
+  if (race) {
+    std::string why = race->why;
+    if (race->run && judge_race_run(*race->run, statics, v, &why)) why.clear();
+    if (!why.empty()) report.notes.push_back(why + "; the kernel's static memory was checked only by the concurrent rounds");
   }
   clock.lap("judge");
   if (optimised.log.soaked >= 0 && optimised.log.soaked < optimised.log.soak_planned)

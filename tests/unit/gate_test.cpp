@@ -5,8 +5,12 @@
 // count. tests/gate/ holds the large corpus.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "codegen/c_like/naive_cpp.h"
 #include "frontend/spec.h"
@@ -144,6 +148,60 @@ TEST(gate, SymbolAllowlist) {
                           "socket", "connect", "clock_gettime", "gettimeofday", "time", "syscall", "omp_get_wtime",
                           "_ZNSt6chrono3_V212steady_clock3nowEv", "_ZNSt13random_device7_M_initERKSs", "mprotect"})
     EXPECT_FALSE(gate::is_allowed_undefined_symbol(bad)) << bad;
+}
+
+// shared_static_data on objects g++ compiles here: memory kept outside a
+// call is found with its name; thread-local, read-only and the C++
+// runtime's own data are not.
+std::vector<gate::StaticData> statics_of(const std::string& source, const std::string& flags = "-std=gnu++20") {
+  const std::string dir = ::testing::TempDir();
+  const std::string src = dir + "/statics.cpp", obj = dir + "/statics.o";
+  {
+    std::ofstream f(src);
+    f << source;
+  }
+  std::remove(obj.c_str());
+  const std::string cmd = "g++ -O2 -fopenmp " + flags + " -c " + src + " -o " + obj;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return gate::shared_static_data(obj);
+}
+
+std::string names(const std::vector<gate::StaticData>& d) {
+  std::string s;
+  for (const gate::StaticData& x : d) s += x.section + ":" + x.symbol + ":" + std::to_string(x.bytes) + " ";
+  return s;
+}
+
+TEST(gate, FindsStaticMemoryAKernelKeepsBetweenCalls) {
+  auto scratch = statics_of("namespace { float g_scratch[100]; }\n"
+                            "extern \"C\" void k(const float* x, float* y) {\n"
+                            "  for (int i = 0; i < 100; ++i) g_scratch[i] = x[i];\n"
+                            "  for (int i = 0; i < 100; ++i) y[i] = g_scratch[99 - i];\n}\n");
+  ASSERT_EQ(scratch.size(), 1u) << names(scratch);
+  EXPECT_EQ(scratch[0].section, ".bss");
+  EXPECT_NE(scratch[0].symbol.find("g_scratch"), std::string::npos) << names(scratch);
+  EXPECT_EQ(scratch[0].bytes, 400);
+
+  auto initialised = statics_of("static int g_calls = 5;\n"
+                                "extern \"C\" void k(const float* x, float* y) { y[0] = x[0] + g_calls++; }\n");
+  ASSERT_EQ(initialised.size(), 1u) << names(initialised);
+  EXPECT_EQ(initialised[0].section, ".data");
+
+  auto common = statics_of("int g_last;\nvoid k(const float* x, float* y) { g_last = 1; y[0] = x[0]; }\n",
+                           "-fcommon -x c");
+  ASSERT_EQ(common.size(), 1u) << names(common);
+  EXPECT_EQ(common[0].symbol, "g_last");
+
+  // Per-thread scratch, a constant table and exceptions (the personality
+  // pointer) keep nothing shared.
+  EXPECT_TRUE(statics_of("static thread_local float t_scratch[100];\n"
+                         "static const float kTable[4] = {1, 2, 3, 4};\n"
+                         "#include <vector>\n"
+                         "extern \"C\" void k(const float* x, float* y) {\n"
+                         "  std::vector<float> v(x, x + 100);\n"
+                         "  for (int i = 0; i < 100; ++i) t_scratch[i] = v[i] * kTable[i & 3];\n"
+                         "  for (int i = 0; i < 100; ++i) y[i] = t_scratch[i];\n}\n")
+                  .empty());
 }
 
 TEST(gate, SourceScanSeesMacrosButNotSystemHeaders) {
