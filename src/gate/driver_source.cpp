@@ -524,7 +524,9 @@ void prepare(int set, int layout, bool fresh, int fill) {
 long long call_on(const Buffer* bufs) {
   void* ptrs[kMaxBuffers];
   for (int k = 0; k < g_nin + g_nout; ++k) ptrs[k] = bufs[k].data;
-  long long seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_SEQ_CST);
+  // Relaxed: numbering the calls must not order the concurrent rounds'
+  // threads (see g_in_call).
+  long long seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
   axon_gate_call(ptrs);
   return seq;
 }
@@ -672,6 +674,10 @@ struct Barrier {
   int count = 0, sense = 0;
 };
 Barrier g_barrier;
+// The overlap bookkeeping is relaxed: it must not order one thread's calls
+// after the other's, or ThreadSanitizer (the race run) would see the two
+// threads synchronise between calls and miss races. Only the barrier
+// between rounds synchronises.
 int g_in_call[2];           // thread t is inside a call
 long long g_started[2];     // calls thread t has started
 long long g_overlaps[2];    // calls of thread t that overlapped one of the other's
@@ -703,8 +709,8 @@ void* concurrent_worker(void* arg) {
   for (;;) {
     if (w.thread == 0) {
       double t = now_ms();
-      long long overlaps = __atomic_load_n(&g_overlaps[0], __ATOMIC_SEQ_CST);
-      long long o1 = __atomic_load_n(&g_overlaps[1], __ATOMIC_SEQ_CST);
+      long long overlaps = __atomic_load_n(&g_overlaps[0], __ATOMIC_RELAXED);
+      long long o1 = __atomic_load_n(&g_overlaps[1], __ATOMIC_RELAXED);
       if (o1 < overlaps) overlaps = o1;
       // At least min_rounds and min_ms, and until each thread had
       // kMinOverlaps calls that overlapped the other's (a loaded machine
@@ -727,15 +733,15 @@ void* concurrent_worker(void* arg) {
       // Counts the calls that overlapped one of the other thread's.
       const int me = w.thread, other = 1 - w.thread;
       apply_fill(g_slot[w.slot], g_slot_fill[w.slot]);
-      long long other_started = __atomic_load_n(&g_started[other], __ATOMIC_SEQ_CST);
-      int other_in = __atomic_load_n(&g_in_call[other], __ATOMIC_SEQ_CST);
-      __atomic_store_n(&g_in_call[me], 1, __ATOMIC_SEQ_CST);
-      __atomic_add_fetch(&g_started[me], 1, __ATOMIC_SEQ_CST);
+      long long other_started = __atomic_load_n(&g_started[other], __ATOMIC_RELAXED);
+      int other_in = __atomic_load_n(&g_in_call[other], __ATOMIC_RELAXED);
+      __atomic_store_n(&g_in_call[me], 1, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&g_started[me], 1, __ATOMIC_RELAXED);
       w.last_seq = call_on(g_slot[w.slot]);
-      __atomic_store_n(&g_in_call[me], 0, __ATOMIC_SEQ_CST);
-      if (other_in || __atomic_load_n(&g_in_call[other], __ATOMIC_SEQ_CST) ||
-          __atomic_load_n(&g_started[other], __ATOMIC_SEQ_CST) != other_started)
-        __atomic_add_fetch(&g_overlaps[me], 1, __ATOMIC_SEQ_CST);
+      __atomic_store_n(&g_in_call[me], 0, __ATOMIC_RELAXED);
+      if (other_in || __atomic_load_n(&g_in_call[other], __ATOMIC_RELAXED) ||
+          __atomic_load_n(&g_started[other], __ATOMIC_RELAXED) != other_started)
+        __atomic_add_fetch(&g_overlaps[me], 1, __ATOMIC_RELAXED);
       if (w.bad_round < 0 && !matches_baseline(w.slot)) {
         w.bad_round = w.rounds;
         w.bad_seq = w.last_seq;
