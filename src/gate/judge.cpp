@@ -677,6 +677,15 @@ bool judge_race_run(const RunOutcome& run, const std::vector<StaticData>& static
            (text.empty() ? std::string() : ": " + lines_from(text, 0, 3));
     return false;
   }
+  // A thread the OpenMP runtime started (OMP_THREAD_LIMIT should have
+  // prevented it) synchronises through libgomp, which ThreadSanitizer cannot
+  // see: such a report proves nothing.
+  const size_t report_end = text.find("SUMMARY: ThreadSanitizer", at);
+  if (text.substr(at, report_end == std::string::npos ? std::string::npos : report_end - at).find("libgomp") !=
+      std::string::npos) {
+    *why = "the ThreadSanitizer build's report involves the OpenMP runtime's threads, which it cannot follow";
+    return false;
+  }
   // "  Location is global 'g_bt' of size 23040 at 0x..." names the memory.
   std::string where;
   const size_t loc = text.find("Location is ", at);

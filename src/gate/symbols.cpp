@@ -221,6 +221,8 @@ std::vector<StaticData> shared_static_data(const std::string& object_path) {
     std::istringstream rest(line.substr(tab + 1));
     std::string bytes_hex, symbol;
     if (!(rest >> bytes_hex >> symbol)) continue;
+    if (symbol == ".hidden" || symbol == ".internal" || symbol == ".protected")  // visibility, then the name
+      if (!(rest >> symbol)) continue;
     const int64_t bytes = std::strtoll(bytes_hex.c_str(), nullptr, 16);
     const bool object = head.find(" O ") != std::string::npos;
     if (section == "*COM*" || (object && writable.count(section) && bytes > 0)) {

@@ -282,10 +282,12 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   if (build == Build::Threads) {
     // ThreadSanitizer maps its shadow memory beyond any RLIMIT_AS too. One
     // OpenMP thread per call: the races looked for are between the two
-    // callers, and libgomp's own synchronisation is invisible to it.
+    // callers, and libgomp's own synchronisation is invisible to it (a
+    // parallel region's threads would seem to race on the caller's stack).
     extra.push_back("TSAN_OPTIONS=halt_on_error=1:exitcode=66:ignore_noninstrumented_modules=1:"
                     "report_signal_unsafe=0:history_size=4");
     extra.push_back("OMP_NUM_THREADS=1");
+    extra.push_back("OMP_THREAD_LIMIT=1");  // also over a num_threads clause
   } else if (sanitized) {
     // ASan reserves terabytes of address space, so RLIMIT_AS cannot apply;
     // its own allocator limits stand in for it.

@@ -198,8 +198,8 @@ TEST(gate, FindsStaticMemoryAKernelKeepsBetweenCalls) {
                          "static const float kTable[4] = {1, 2, 3, 4};\n"
                          "#include <vector>\n"
                          "extern \"C\" void k(const float* x, float* y) {\n"
-                         "  std::vector<float> v(x, x + 100);\n"
-                         "  for (int i = 0; i < 100; ++i) t_scratch[i] = v[i] * kTable[i & 3];\n"
+                         "  std::vector<float> v(x, x + 100), w(x, x + 100);  // a landing pad: the personality\n"
+                         "  for (int i = 0; i < 100; ++i) t_scratch[i] = v[i] * w[i] * kTable[i & 3];\n"
                          "  for (int i = 0; i < 100; ++i) y[i] = t_scratch[i];\n}\n")
                   .empty());
 }
