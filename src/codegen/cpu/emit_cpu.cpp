@@ -38,10 +38,9 @@ schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const tar
   schedule::Space sp;
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
+    // A row kernel's graph is also a loops kernel of the tile IR: the row
+    // knobs hold `tile`, and the search measures both.
     sp.knobs = k.ok ? codegen::row_stage_knobs(k, t, stage_prefix(0)) : codegen::loops_knobs(t, stage_prefix(0));
-    // A row kernel's graph is also a loops kernel of the tile IR: the search
-    // measures both (the row knobs' threads serve both).
-    if (k.ok) sp.knobs.push_back({stage_prefix(0) + "tile", {0, 1}, "0: the row kernel; 1: the tile IR's loops kernel"});
     return sp;
   }
   for (size_t i = 0; i < p.stages.size(); ++i) {
@@ -159,15 +158,17 @@ double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const 
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (!k.ok) return codegen::loops_seconds(g, codegen::loops_options(s, t, stage_prefix(0)), t);
-    if (auto it = s.find(stage_prefix(0) + "tile"); it != s.end() && it->second == 1)
-      return codegen::loops_seconds(g, codegen::loops_options(s, t, stage_prefix(0)), t);
+    if (codegen::row_stage_as_tile(s, stage_prefix(0)))
+      return codegen::loops_seconds(g, codegen::row_stage_loops_options(s, t, stage_prefix(0)), t);
     return codegen::row_stage_seconds(k, codegen::row_stage_options(s, t, stage_prefix(0)), t);
   }
   double sec = 0;
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const loop::Stage& st = p.stages[i];
     const std::string prefix = stage_prefix(static_cast<int>(i));
-    if (st.kind == StageKind::Row) sec += codegen::row_stage_seconds(st.row, codegen::row_stage_options(s, t, prefix), t);
+    if (st.kind == StageKind::Row && codegen::row_stage_as_tile(s, prefix))
+      sec += codegen::loops_seconds(st.sub, codegen::row_stage_loops_options(s, t, prefix), t);
+    else if (st.kind == StageKind::Row) sec += codegen::row_stage_seconds(st.row, codegen::row_stage_options(s, t, prefix), t);
     else if (st.kind == StageKind::Naive) sec += codegen::loops_seconds(st.sub, codegen::loops_options(s, t, prefix), t);
     else if (st.kind == StageKind::Attention)
       sec += codegen::attention_seconds(st.attention, codegen::attention_schedule_from(st.attention, s, t, prefix + "attn."), t);
@@ -188,11 +189,7 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (!k.ok) return emit_loops_cpp(g, loops_options(s, t, stage_prefix(0)), t);
-    if (auto it = s.find(stage_prefix(0) + "tile"); it != s.end() && it->second == 1) {
-      tile::LoopsOptions o;
-      o.threads = row_stage_options(s, t, stage_prefix(0)).threads;
-      return emit_loops_cpp(g, o, t);
-    }
+    if (row_stage_as_tile(s, stage_prefix(0))) return emit_loops_cpp(g, row_stage_loops_options(s, t, stage_prefix(0)), t);
     return emit_row_kernel_cpp(g, k, row_stage_options(s, t, stage_prefix(0)));
   }
   return emit_staged_cpp(g, p, s, t);
@@ -204,10 +201,8 @@ std::vector<codegen::StageKernel> codegen::stage_kernels(const ir::Graph& g, con
   loop::Partition p = loop::partition_graph(g);
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
-    auto it = s.find(stage_prefix(0) + "tile");
-    if (k.ok && (it == s.end() || it->second == 0)) return {{"the whole graph (row)", "row", std::nullopt}};
-    tile::LoopsOptions o = loops_options(s, t, stage_prefix(0));
-    if (k.ok) o = tile::LoopsOptions{row_stage_options(s, t, stage_prefix(0)).threads};
+    if (k.ok && !row_stage_as_tile(s, stage_prefix(0))) return {{"the whole graph (row)", "row", std::nullopt}};
+    tile::LoopsOptions o = k.ok ? row_stage_loops_options(s, t, stage_prefix(0)) : loops_options(s, t, stage_prefix(0));
     return {{"the whole graph (loops)", "loops", tile::lower_with(g, tile::loops_pipeline(o), g.entry)}};
   }
   for (size_t i = 0; i < p.stages.size(); ++i) {
@@ -235,7 +230,10 @@ std::vector<codegen::StageKernel> codegen::stage_kernels(const ir::Graph& g, con
       case StageKind::Naive:
         k.program = tile::lower_with(st.sub, tile::loops_pipeline(loops_options(s, t, prefix)), "run");
         break;
-      case StageKind::Row: break;
+      case StageKind::Row:
+        if (row_stage_as_tile(s, prefix))
+          k.program = tile::lower_with(st.sub, tile::loops_pipeline(row_stage_loops_options(s, t, prefix)), "run");
+        break;
     }
     for (ir::NodeId r : st.results)
       if (std::find(g.outputs.begin(), g.outputs.end(), r) == g.outputs.end()) k.stores.push_back(r);

@@ -47,6 +47,7 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
     knobs.push_back({p + "nt_store", {0, 1}, "1: streaming (non-temporal) stores of row outputs"});
   if (k.leads_with_reduction)
     knobs.push_back({p + "row_group", {4, 1, 2, 8}, "rows whose first reduction is one interleaved pass"});
+  knobs.push_back({p + "tile", {0, 1}, "0: the row kernel; 1: the tile IR's loops kernel"});
   if (k.passes() >= 2 && t.isa.vector_bits() > 0) {
     // Later passes compute from cache while memory idles: one of them can
     // fetch the next rows meanwhile.
@@ -107,6 +108,17 @@ double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, co
     if (o.stream_prefetch > 0) sec *= one_pass ? 0.92 : o.row_group > 1 ? 1.0 : 1.2;
   }
   return sec;
+}
+
+bool row_stage_as_tile(const schedule::Schedule& s, const std::string& p) {
+  auto it = s.find(p + "tile");
+  return it != s.end() && it->second == 1;
+}
+
+tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& p) {
+  tile::LoopsOptions o;
+  o.threads = row_stage_options(s, t, p).threads;
+  return o;
 }
 
 GemmShape gemm_shape_of(const loop::Contraction& c) {

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Times each row stage's two lowerings side by side: the row kernel against
+the tile IR's loops kernel, through one build of axon.
+
+    bench/ab/row_vs_tile.py [--axon build/axon] [--rounds N] [--threads T] [WORKLOAD.py ...]
+
+For each workload (default: every bench/workloads spec with a row stage) the
+host's default schedule is read from `axon lower --pipeline stages`; every
+row stage's knob `k<i>.tile` is set to 0 for one kernel and to 1 for the
+other (all other knobs equal), both are written by `axon compile
+--schedule`, and bench/ab/time_kernels.py times them in turns. Prints one
+line per workload: the two medians in ms and tile / row.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def default_schedule(axon, spec):
+    out = subprocess.run([axon, "lower", spec, "--pipeline", "stages"], check=True, capture_output=True, text=True).stdout
+    line = next(l for l in out.splitlines() if l.startswith("# schedule "))
+    return json.loads(line[len("# schedule "):])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--axon", default=os.path.join(HERE, "..", "..", "build", "axon"))
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--threads", type=int, default=0, help="set every *.threads knob to this (0: the default)")
+    ap.add_argument("specs", nargs="*")
+    a = ap.parse_args()
+    specs = a.specs or sorted(glob.glob(os.path.join(HERE, "..", "workloads", "*.py")))
+    for spec in specs:
+        s = default_schedule(a.axon, spec)
+        if a.threads:
+            s = {k: (a.threads if k.endswith(".threads") else v) for k, v in s.items()}
+        knobs = [k for k in s if re.fullmatch(r"k\d+\.tile", k)]
+        if not knobs:
+            continue
+        with tempfile.TemporaryDirectory() as d:
+            dirs = []
+            for v in (0, 1):
+                sched = dict(s, **{k: v for k in knobs})
+                out = os.path.join(d, ("row", "tile")[v])
+                subprocess.run([a.axon, "compile", spec, "-o", out, "--schedule", json.dumps(sched)], check=True,
+                               capture_output=True)
+                dirs.append(out)
+            r = subprocess.run([sys.executable, os.path.join(HERE, "time_kernels.py"), str(a.rounds), *dirs],
+                               check=True, capture_output=True, text=True).stdout.splitlines()
+            ms = [float(l.split("\t")[1].split()[0]) for l in r]
+            print(f"{os.path.basename(spec)}\trow {ms[0]:.4g} ms\ttile {ms[1]:.4g} ms\ttile/row {ms[1] / ms[0]:.3f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
