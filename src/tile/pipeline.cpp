@@ -1,5 +1,7 @@
 #include "tile/pipeline.h"
 
+#include <algorithm>
+
 #include "support/diagnostic.h"
 #include "tile/lower_graph.h"
 #include "tile/passes/cascade_sums.h"
@@ -8,6 +10,7 @@
 #include "tile/passes/shrink_buffers.h"
 #include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
+#include "tile/passes/reciprocal_divisors.h"
 #include "tile/passes/vectorize.h"
 #include "tile/verify.h"
 
@@ -15,8 +18,14 @@ namespace axon::tile {
 
 namespace {
 
-Pass cascade_pass() {
-  return {"cascade_sums", "long sums become trees of blocks of at most 64 terms", cascade_sums};
+Pass cascade_pass(int64_t leaf_block = kCascadeBlock) {
+  if (leaf_block == kCascadeBlock)
+    return {"cascade_sums", "long sums become trees of blocks of at most 64 terms",
+            [](const Kernel& k) { return cascade_sums(k); }};
+  return {"cascade_sums",
+          "long sums become trees of blocks of at most 64 terms per partial (innermost blocks of " +
+              std::to_string(leaf_block) + " in vector lanes)",
+          [leaf_block](const Kernel& k) { return cascade_sums(k, leaf_block); }};
 }
 
 void check(const Kernel& k, const std::string& after) {
@@ -40,7 +49,7 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
     p.push_back({"fuse_loops", "adjacent loops over the same rows become one loop", fuse_loops});
     p.push_back({"shrink_buffers", "a buffer used within one row becomes a per-row scratch", shrink_buffers});
   }
-  p.push_back(cascade_pass());
+  p.push_back(cascade_pass(o.vectorize ? kCascadeBlock * std::max(1, o.sum_partials) : kCascadeBlock));
   if (o.threads > 1) {
     const int threads = o.threads;
     p.push_back({"parallel_sums", "a long sum outside every parallel loop is split across threads",
@@ -48,10 +57,14 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
     p.push_back({"parallelize", "the outermost loop of each large nest runs on threads",
                  [threads](const Kernel& k) { return parallelize(k, threads); }});
   }
-  if (o.vectorize) p.push_back({"vectorize", "innermost unit-stride loops become vector lanes", vectorize});
-  else if (o.exact_lanes)
+  if (o.vectorize) {
+    p.push_back({"vectorize", "innermost unit-stride loops become vector lanes", vectorize});
+    p.push_back({"reciprocal_divisors", "a division by a value a vector loop does not vary becomes a product with its reciprocal",
+                 reciprocal_divisors});
+  } else if (o.exact_lanes) {
     p.push_back({"vectorize_exact", "innermost loops whose lanes compute the serial values become vector lanes",
                  vectorize_exact});
+  }
   return p;
 }
 

@@ -7,8 +7,9 @@
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
 ///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers, cascade_sums,
-///    parallel_sums, parallelize, vectorize (inline_maps, fuse_loops and
-///    shrink_buffers, vectorize as the options say; parallel_sums and
+///    parallel_sums, parallelize, vectorize, reciprocal_divisors
+///    (inline_maps, fuse_loops and shrink_buffers, vectorize with
+///    reciprocal_divisors as the options say; parallel_sums and
 ///    parallelize only with threads > 1). The
 ///    general lowering for programs no specialised tile schedule takes.
 #pragma once
@@ -36,6 +37,11 @@ struct LoopsOptions {
   bool fuse = true;          // loops over the same rows fused, row buffers shrunk to scratch
   bool inline_reused = true; // a cheap map read more often than it has elements is still inlined
   bool exact_lanes = false;  // without vectorize: loops whose lanes compute exactly the serial values
+  /// Partial sums the printer keeps for a vector sum (lanes x accumulator
+  /// chains, codegen/c_like/tile_cpp.h); with vectorize, innermost sum blocks
+  /// are kCascadeBlock times this long, so each partial still adds at most
+  /// kCascadeBlock terms (cascade_sums.h). 1: blocks of kCascadeBlock.
+  int sum_partials = 1;
 };
 
 std::vector<Pass> naive_pipeline();

@@ -365,7 +365,15 @@ class CppPrinter {
            v.s + ");";
   }
   // Prints the loop `s` in the vector form, with a scalar tail; false (and
-  // nothing printed) when its body is outside that form.
+  // nothing printed) when its body is outside that form. A loop holding a
+  // reduction into a scalar Register steps over `chains` vectors at a time
+  // (kVectorChains, fewer when the loop is shorter), each with its own
+  // accumulator, combined pairwise after the loop and then lane by lane: a
+  // single chain would run at the adder's latency. Max and min give the
+  // same value in any order; a sum of n terms adds at most ceil(n / (W
+  // chains)) terms in each lane of each chain (docs/error_budget.md): the
+  // vectors left after the main loop, fewer than `chains`, go one to each
+  // chain, and the last n mod W terms to the scalar after the lanes.
   bool vector_loop(const Stmt& s, int depth) {
     const StmtNode& n = s.node();
     const std::string& var = n.var;
@@ -374,47 +382,89 @@ class CppPrinter {
     Stmt b0 = n.body.at(0);
     if (b0.kind() == StmtKind::Seq) body = b0->body;
     else body = {b0};
-    std::vector<std::string> lines;  // the vector body
     std::vector<std::pair<int, ir::Combine>> sums;  // scalar Register reductions: one partial per lane
-    try {
+    for (const Stmt& x : body)
+      if (x.kind() == StmtKind::Accumulate && in_register(x->buffer) && k_.buffers[x->buffer].shape.empty() &&
+          k_.buffers[x->buffer].dtype == DType::F32) {
+        bool seen = false;
+        for (const auto& [b, c] : sums) seen |= b == x->buffer;
+        if (!seen) sums.push_back({x->buffer, x->combine});
+      }
+    int chains = 1;
+    if (!sums.empty() && n.extent.is_const())
+      chains = static_cast<int>(std::clamp<int64_t>(n.extent.value() / lanes, 1, int64_t{kVectorChains}));
+    auto acc_name = [&](int b, int j) { return "axon_vacc_" + names_[b] + (j == 0 ? "" : "_" + std::to_string(j)); };
+    // The vector body on chain `j`'s accumulators, the loop variable
+    // advanced by `ahead` vectors.
+    auto body_lines = [&](int j, int ahead) {
+      std::vector<std::string> lines;
+      auto shift = [&](const std::string& v) -> std::optional<Index> {
+        if (ahead == 0 || v != var) return std::nullopt;
+        return Index::var(var) + Index(static_cast<int64_t>(ahead) * lanes);
+      };
+      auto shifted = [&](const std::vector<Index>& idx) {
+        std::vector<Index> out;
+        for (const Index& i : idx) out.push_back(i.substitute(shift));
+        return out;
+      };
       for (const Stmt& x : body) {
         switch (x.kind()) {
           case StmtKind::Comment: break;
-          case StmtKind::Store: lines.push_back(vstore(x->buffer, x->idx, vvalue(x->value, var), var)); break;
+          case StmtKind::Store:
+            lines.push_back(vstore(x->buffer, shifted(x->idx), vvalue(x->value.substitute(shift), var), var));
+            break;
           case StmtKind::Accumulate: {
             const Buffer& buf = k_.buffers[x->buffer];
+            const Value v = x->value.substitute(shift);
             if (in_register(x->buffer) && buf.shape.empty() && buf.dtype == DType::F32) {
-              bool seen = false;
-              for (const auto& [b, c] : sums) seen |= b == x->buffer;
-              if (!seen) sums.push_back({x->buffer, x->combine});
-              const std::string acc = "axon_vacc_" + names_[x->buffer];
-              lines.push_back(acc + " = " + ir::combine_step<VScalar>(x->combine, VScalar{acc}, vvalue(x->value, var)).s + ";");
+              const std::string acc = acc_name(x->buffer, j);
+              lines.push_back(acc + " = " + ir::combine_step<VScalar>(x->combine, VScalar{acc}, vvalue(v, var)).s + ";");
               break;
             }
-            VScalar cur = vvalue(Value::load(x->buffer, x->idx, buf.dtype), var);
-            VScalar next = ir::combine_step<VScalar>(x->combine, cur, vvalue(x->value, var));
-            lines.push_back(vstore(x->buffer, x->idx, next, var));
+            const std::vector<Index> idx = shifted(x->idx);
+            VScalar cur = vvalue(Value::load(x->buffer, idx, buf.dtype), var);
+            VScalar next = ir::combine_step<VScalar>(x->combine, cur, vvalue(v, var));
+            lines.push_back(vstore(x->buffer, idx, next, var));
             break;
           }
           default: throw NotVectorizable{"a statement the vector form does not take"};
         }
       }
+      return lines;
+    };
+    std::vector<std::vector<std::string>> steps, rest;  // per chain: in the main loop, one vector after it
+    try {
+      for (int j = 0; j < chains; ++j) steps.push_back(body_lines(j, j));
+      for (int j = 0; j + 1 < chains; ++j) rest.push_back(body_lines(j, 0));
     } catch (const NotVectorizable&) {
       return false;
     }
     const std::string ext = n.extent.is_const() ? std::to_string(n.extent.value()) : c_text(n.extent);
-    const std::string w = std::to_string(lanes);
-    line(depth, "{  // " + var + ": vectors of " + w + " lanes, then a scalar tail");
+    const std::string w = std::to_string(lanes), step = std::to_string(lanes * chains);
+    line(depth, "{  // " + var + ": vectors of " + w + " lanes" +
+                    (chains > 1 ? " (" + std::to_string(chains) + " accumulator chains)" : "") + ", then a scalar tail");
     for (const auto& [b, c] : sums) {
       const double identity = ir::combine_identity<ir::Real>(c, ir::Real{}).v;
-      line(depth + 1, "axon_tv axon_vacc_" + names_[b] + " = axon_tv_splat(" + CScalar::literal(identity, DType::F32).expr() + ");");
+      const std::string init = "axon_tv_splat(" + CScalar::literal(identity, DType::F32).expr() + ")";
+      for (int j = 0; j < chains; ++j) line(depth + 1, "axon_tv " + acc_name(b, j) + " = " + init + ";");
     }
     line(depth + 1, "int64_t " + var + " = 0;");
-    line(depth + 1, "for (; " + var + " + " + w + " <= " + ext + "; " + var + " += " + w + ") {");
-    for (const std::string& l : lines) line(depth + 2, l);
+    line(depth + 1, "for (; " + var + " + " + step + " <= " + ext + "; " + var + " += " + step + ") {");
+    for (const auto& chain : steps)
+      for (const std::string& l : chain) line(depth + 2, l);
     line(depth + 1, "}");
+    for (const auto& chain : rest) {  // fewer than `chains` vectors are left: one on each chain
+      line(depth + 1, "if (" + var + " + " + w + " <= " + ext + ") {");
+      for (const std::string& l : chain) line(depth + 2, l);
+      line(depth + 2, var + " += " + w + ";");
+      line(depth + 1, "}");
+    }
     for (const auto& [b, c] : sums) {
-      const std::string acc = "axon_vacc_" + names_[b];
+      for (int gap = 1; gap < chains; gap *= 2)  // chains combined pairwise: (0, 1), (2, 3), then (0, 2)
+        for (int j = 0; j + gap < chains; j += 2 * gap)
+          line(depth + 1, acc_name(b, j) + " = " +
+                              ir::combine_step<VScalar>(c, VScalar{acc_name(b, j)}, VScalar{acc_name(b, j + gap)}).s + ";");
+      const std::string acc = acc_name(b, 0);
       if (c == ir::Combine::Sum) line(depth + 1, names_[b] + " = " + names_[b] + " + axon_tv_sum(" + acc + ");");
       else line(depth + 1, names_[b] + " = axon_tv_fold_" + (c == ir::Combine::Max ? "max" : "min") + "(" + names_[b] + ", " + acc + ");");
     }

@@ -29,6 +29,11 @@
 
 namespace axon::codegen {
 
+/// Accumulator chains of a vector reduction: a Vectorized loop holding a
+/// reduction into a scalar Register steps over this many vectors at a time,
+/// each with its own accumulator (fewer when the loop is shorter).
+inline constexpr int kVectorChains = 4;
+
 struct TileCppOptions {
   /// 256 or 512: a Vectorized loop whose body is float32 arithmetic over
   /// unit-stride or loop-invariant elements is printed with explicit vectors

@@ -115,9 +115,19 @@ bool row_stage_as_tile(const schedule::Schedule& s, const std::string& p) {
   return it != s.end() && it->second == 1;
 }
 
+namespace {
+
+// Partial sums of a vector sum as the tile printer keeps them on `t`.
+int sum_partials(const target::Target& t) {
+  return t.isa.vector_bits() >= 256 ? t.isa.vector_bits() / 32 * kVectorChains : 1;
+}
+
+}  // namespace
+
 tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& p) {
   tile::LoopsOptions o;
   o.threads = row_stage_options(s, t, p).threads;
+  o.sum_partials = sum_partials(t);
   return o;
 }
 
@@ -236,6 +246,7 @@ tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Targ
   o.threads = static_cast<int>(get("loops.threads", std::max(1, t.cores)));
   o.inline_maps = get("loops.inline", 1) != 0;
   o.vectorize = get("loops.vectorize", 1) != 0;
+  o.sum_partials = sum_partials(t);
   return o;
 }
 

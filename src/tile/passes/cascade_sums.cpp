@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "support/diagnostic.h"
+
 namespace axon::tile {
 
 namespace {
@@ -33,7 +35,8 @@ std::optional<Nest> match(const Stmt& s) {
 
 class Cascader {
  public:
-  explicit Cascader(Kernel* k) : k_(*k), names_(*k) {}
+  Cascader(Kernel* k, int64_t leaf_block) : k_(*k), names_(*k), leaf_block_(leaf_block) {}
+  int64_t leaf_block() const { return leaf_block_; }
 
   // Sum over the nest's points into (buffer, idx), every accumulator
   // receiving at most kCascadeBlock terms. `subst` maps the nest's
@@ -59,18 +62,40 @@ class Cascader {
       return Stmt::seq({Stmt::alloc(p), Stmt::store(p, {}, zero(tb)), sum_into(p, {}, nest, level + 1, s),
                         Stmt::accumulate(tb, tidx, ir::Combine::Sum, Value::load(p, {}, k_.buffers[p].dtype))});
     };
-    return blocked(buffer, idx, nest.loops[level].second, iteration);
+    const bool leaf = level + 1 == nest.loops.size();
+    const int64_t block = leaf && lane_friendly(nest.leaf->value, var) ? leaf_block_ : kCascadeBlock;
+    return blocked(buffer, idx, nest.loops[level].second, iteration, block);
+  }
+
+  // Every Load of `v` is float32 or bool, unit-stride or invariant along `var`.
+  bool lane_friendly(const Value& v, const std::string& var) const {
+    bool ok = v.dtype() == ir::DType::F32;
+    v.visit_loads([&](const Value& l) {
+      const Buffer& b = k_.buffers[l.buffer()];
+      if (b.dtype != ir::DType::F32 && b.dtype != ir::DType::Bool) ok = false;
+      const Index off = flat_index(b.shape, l.idx());
+      if (!off.uses(var)) return;
+      std::optional<Affine> a = as_affine(off);
+      if (!a) {
+        ok = false;
+        return;
+      }
+      auto it = a->coef.find(var);
+      if (it != a->coef.end() && it->second != 1) ok = false;
+    });
+    return ok;
   }
 
  private:
   using Iteration = std::function<Stmt(int, const std::vector<Index>&, const Index&)>;
 
-  // for v in [0, n): iteration(target, v), with blocks of kCascadeBlock
-  // summed into partials when n is longer than a block.
-  Stmt blocked(int tb, const std::vector<Index>& tidx, int64_t n, const Iteration& iteration) {
+  // for v in [0, n): iteration(target, v), with blocks of `block` summed
+  // into partials when n is longer than a block (the loop over blocks in
+  // blocks of kCascadeBlock).
+  Stmt blocked(int tb, const std::vector<Index>& tidx, int64_t n, const Iteration& iteration, int64_t block_len) {
     const std::string v = names_.take("r");
-    if (n <= kCascadeBlock) return Stmt::loop(v, Index(n), LoopKind::Serial, iteration(tb, tidx, Index::var(v)));
-    const int64_t q = n / kCascadeBlock, t = n % kCascadeBlock;
+    if (n <= block_len) return Stmt::loop(v, Index(n), LoopKind::Serial, iteration(tb, tidx, Index::var(v)));
+    const int64_t q = n / block_len, t = n % block_len;
     auto block = [&](int b, const std::vector<Index>& bidx, const Index& base, int64_t len) {
       int p = partial(b);
       const std::string vi = names_.take("r");
@@ -80,11 +105,11 @@ class Cascader {
     };
     auto blocks = [&](int b, const std::vector<Index>& bidx) {
       return blocked(b, bidx, q, [&](int bb, const std::vector<Index>& bbidx, const Index& vo) {
-        return block(bb, bbidx, vo * Index(kCascadeBlock), kCascadeBlock);
-      });
+        return block(bb, bbidx, vo * Index(block_len), block_len);
+      }, kCascadeBlock);
     };
     if (t == 0) return blocks(tb, tidx);
-    Stmt tail = block(tb, tidx, Index(q * kCascadeBlock), t);
+    Stmt tail = block(tb, tidx, Index(q * block_len), t);
     // q blocks and the tail add q + 1 terms to the target: past a block,
     // the q blocks first sum into a partial of their own.
     if (q < kCascadeBlock) return Stmt::seq({blocks(tb, tidx), tail});
@@ -104,6 +129,7 @@ class Cascader {
   Value zero(int like) const { return Value::constant(0.0, k_.buffers[like].dtype); }
   Kernel& k_;
   NameSource names_;
+  int64_t leaf_block_;
 };
 
 Stmt cascade(const Stmt& s, Cascader& c) {
@@ -112,6 +138,7 @@ Stmt cascade(const Stmt& s, Cascader& c) {
       int64_t terms = 1;
       for (const auto& [v, e] : n->loops) terms *= e;
       if (terms <= kCascadeBlock) return s;
+      if (n->loops.size() == 1 && terms <= c.leaf_block() && c.lane_friendly(n->leaf->value, n->loops[0].first)) return s;
       return c.sum_into(n->leaf->buffer, n->leaf->idx, *n, 0, {});
     }
   }
@@ -124,9 +151,12 @@ Stmt cascade(const Stmt& s, Cascader& c) {
 
 }  // namespace
 
-Kernel cascade_sums(const Kernel& k) {
+Kernel cascade_sums(const Kernel& k, int64_t leaf_block) {
+  if (leaf_block < kCascadeBlock || leaf_block % kCascadeBlock != 0)
+    throw InternalError("cascade_sums: a leaf block of " + std::to_string(leaf_block) + " terms is no multiple of " +
+                        std::to_string(kCascadeBlock));
   Kernel out = k;
-  Cascader c(&out);
+  Cascader c(&out, leaf_block);
   out.body = cascade(k.body, c);
   return out;
 }

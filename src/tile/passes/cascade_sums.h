@@ -15,6 +15,14 @@
 /// the additions is. With blocks of B and L levels, the worst-case error is
 /// (L (B - 1) + levels of the nest) u sum |t| instead of (n - 1) u sum |t|
 /// (docs/error_budget.md). Nests of other shapes are left as they are.
+///
+/// `leaf_block` (a multiple of kCascadeBlock, default kCascadeBlock) is the
+/// length of the blocks of the innermost loop when every Load of the summed
+/// value is float32 or bool and unit-stride or invariant along it: the form
+/// the C++ printer sums in vector lanes (codegen/c_like/tile_cpp.h), where
+/// each of its `leaf_block / kCascadeBlock` lane partials (lanes times
+/// accumulator chains) receives at most kCascadeBlock of a block's terms.
+/// Outer levels keep blocks of kCascadeBlock.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +33,6 @@ namespace axon::tile {
 
 inline constexpr int64_t kCascadeBlock = 64;
 
-Kernel cascade_sums(const Kernel& k);
+Kernel cascade_sums(const Kernel& k, int64_t leaf_block = kCascadeBlock);
 
 }  // namespace axon::tile
