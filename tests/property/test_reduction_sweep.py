@@ -240,6 +240,26 @@ def test_row_kernel_sums_in_budget(vec_axis, row_group, tmp_path):
     assert report["verdict"] == "accept" and worst <= 0.01, (worst, report["reasons"])
 
 
+@pytest.mark.parametrize("name", ["sum-4194304-all", "sum-4x1048576-ax1"])
+def test_tile_row_sums_in_budget(name, tmp_path):
+    """The same sums as a row stage's tile program (`k0.tile` 1): vector
+    sums on accumulator chains, each lane partial of each chain adding at
+    most 64 terms of an innermost block, blocks in partials of 64
+    (docs/error_budget.md); on two threads, per-thread partials."""
+    conftest.require_axon()
+    folder, spec = _spec(BY_NAME[name], tmp_path)
+    schedule = dict(ROW_KERNEL_VEC_AXIS_0, **{"k0.vec_axis": 1, "k0.tile": 1})
+    proc = conftest.run_axon(["compile", spec, "-o", folder / "k", "--schedule", json.dumps(schedule)])
+    assert proc.returncode == conftest.EXIT_OK, conftest.describe(proc)
+    assert "accumulator chains" in (folder / "k" / "kernel.cpp").read_text()
+    proc = conftest.run_axon(["verify", spec, folder / "k" / "kernel.cpp", "--no-sanitizer", "--no-time", "--json",
+                              "--seed", 1], timeout=600)
+    report = json.loads(proc.stdout)
+    worst = max(report["max_error_over_budget"].values())
+    conftest.report(f"reduction sweep  tile program   {name}  {worst:.3g} of the budget (axon verify: {report['verdict']})")
+    assert report["verdict"] == "accept" and worst <= 0.01, (worst, report["reasons"])
+
+
 # --------------------------------------------------------------------------
 # Random programs with large reductions
 

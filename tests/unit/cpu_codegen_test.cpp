@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "codegen/c_like/naive_cpp.h"
+#include "codegen/c_like/tile_cpp.h"
+#include "codegen/cpu/stage_knobs.h"
 #include "codegen/cpu/emit_cpu.h"
 #include "cpu_test_support.h"
 #include "loop/row_kernel.h"
@@ -20,6 +23,9 @@
 #include "verify/inputs.h"
 #include "verify/kernel_io.h"
 #include "runtime/run_check.h"
+#include "tile/pipeline.h"
+#include "tile/passes/cascade_sums.h"
+#include "tile/print.h"
 
 namespace axon {
 namespace {
@@ -144,6 +150,55 @@ TEST(cpu_codegen, longRowSumsAreBlockedAndCorrect) {
   }
 }
 
+// The same long rows as a row stage's tile program (k0.tile 1): the
+// innermost loop of every sum adds at most 64 terms into each lane of each
+// accumulator chain (blocks of 64 x lanes x chains), every loop over blocks
+// at most 64 partials; correct for every thread count, AVX2 and AVX-512.
+TEST(cpu_codegen, tileRowSumsAreBlockedAndCorrect) {
+  for (int cols : {8205, 266261}) {
+    const std::string src = "import numpy as np\n\ndef f(X: \"f32[3, " + std::to_string(cols) +
+                            "]\"):\n    s = np.sum(X + 3.0, axis=-1, keepdims=True)\n"
+                            "    return X / s, np.sum(X * X, axis=-1), np.max(X, axis=-1)\n";
+    ir::Graph g = parse(src);
+    for (const auto& t : targets()) {
+      const int64_t partials = t.isa.vector_bits() / 32 * codegen::kVectorChains;
+      schedule::Space sp = schedule::schedule_space(g, t);
+      for (int64_t threads : sp.find("k0.threads")->values) {
+        schedule::Schedule s = schedule::default_schedule(sp);
+        s["k0.tile"] = 1, s["k0.threads"] = threads;
+        const std::string what = "f32[3, " + std::to_string(cols) + "] at " + std::to_string(t.isa.vector_bits()) +
+                                 " " + schedule::to_json(s).dump();
+        tile::Kernel k = tile::lower_with(g, tile::loops_pipeline(codegen::row_stage_loops_options(s, t, "k0.")), "f");
+        int sums = 0;
+        std::function<void(const tile::Stmt&, bool)> walk = [&](const tile::Stmt& x, bool innermost_sum) {
+          if (x.kind() != tile::StmtKind::For) {
+            if (x.kind() == tile::StmtKind::Seq)
+              for (const tile::Stmt& c : x->body) walk(c, false);
+            return;
+          }
+          bool inner_loop = false, sum = false;
+          tile::visit(x->body.at(0), [&](const tile::Stmt& y) {
+            inner_loop |= y.kind() == tile::StmtKind::For;
+            sum |= y.kind() == tile::StmtKind::Accumulate && y->combine == ir::Combine::Sum;
+          });
+          if (sum) {
+            ++sums;
+            ASSERT_TRUE(x->extent.is_const()) << what;
+            EXPECT_LE(x->extent.value(), inner_loop ? tile::kCascadeBlock : tile::kCascadeBlock * partials)
+                << what << ": loop " << x->var << "\n" << tile::print(k);
+          }
+          walk(x->body.at(0), false);
+        };
+        walk(k.body, false);
+        EXPECT_GT(sums, 0) << what;
+        const std::string text = codegen::emit_cpu(g, s, t).source;
+        EXPECT_NE(text.find("accumulator chains"), std::string::npos) << what;
+        expect_correct(g, s, t, what);
+      }
+    }
+  }
+}
+
 // A NaN anywhere in a row makes its max, min and softmax NaN, wherever the
 // NaN falls: in the four-chain loop, the one-vector loop or the tail (the
 // vector max keeps its accumulator on NaN, so the emitter tracks NaN lanes).
@@ -154,11 +209,15 @@ TEST(cpu_codegen, rowMaxAndMinPropagateNaNFromEveryPosition) {
       "    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n"
       "    return e / np.sum(e, axis=-1, keepdims=True), np.min(X, axis=-1)\n");
   for (const auto& t : targets())
-  for (int64_t group : {1, 2, 4, 8}) {  // the max of 8 rows one at a time, and interleaved in groups
+  // The max of 8 rows one at a time, interleaved in groups, and (0) as the
+  // tile program, whose vector max runs on accumulator chains: 150 columns
+  // are two steps of 4 chains, one or two single vectors and a scalar tail.
+  for (int64_t group : {1, 2, 4, 8, 0}) {
     schedule::Space sp = schedule::schedule_space(g, t);
     schedule::Schedule s = schedule::default_schedule(sp);
     ASSERT_TRUE(s.count("k0.row_group"));
-    s["k0.row_group"] = group;
+    s["k0.row_group"] = std::max<int64_t>(group, 1);
+    s["k0.tile"] = group == 0;
     codegen::KernelSource k = codegen::emit_cpu(g, s, t);
     runtime::CompileOptions co;
     co.flags = codegen::cpu_compile_flags(t, true);

@@ -31,6 +31,7 @@
 #include "tile/passes/inline_maps.h"
 #include "tile/passes/mark_loops.h"
 #include "tile/passes/parallelize.h"
+#include "tile/passes/reciprocal_divisors.h"
 #include "tile/passes/vectorize.h"
 #include "tile/pipeline.h"
 #include "tile/print.h"
@@ -772,6 +773,84 @@ TEST(tile_vectorize, InnermostMapAndReductionLoops) {
   EXPECT_EQ(vectorized, 4);  // the inner loops of the two maps, of the max and of the sum
   std::vector<Tensor> in = random_inputs(g, 12);
   expect_exact(tile::interpret(after, in), tile::interpret(before, in), "vectorized");
+}
+
+// Divisions in a kernel's values, by where they sit: (innermost loop
+// vectorized, divisor invariant in it) -> count. `div(1, d)` is counted apart.
+struct Divisions {
+  int vector_invariant = 0, vector_varying = 0, elsewhere = 0, reciprocals = 0;
+};
+Divisions divisions(const Kernel& k) {
+  Divisions d;
+  std::function<void(const Value&, const tile::StmtNode*)> value = [&](const Value& v, const tile::StmtNode* loop) {
+    if (v.kind() != tile::ValueKind::Apply) return;
+    for (const Value& a : v.args()) value(a, loop);
+    if (v.op().op != Op::Div) return;
+    const Value& num = v.args()[0];
+    if (num.kind() == tile::ValueKind::Apply && num.op().op == Op::Constant && num.op().attrs.value == 1.0) ++d.reciprocals;
+    else if (!loop || loop->loop != LoopKind::Vectorized) ++d.elsewhere;
+    else if (v.args()[1].uses(loop->var)) ++d.vector_varying;
+    else ++d.vector_invariant;
+  };
+  std::function<void(const Stmt&, const tile::StmtNode*)> walk = [&](const Stmt& s, const tile::StmtNode* loop) {
+    if (s.kind() == StmtKind::Seq) for (const Stmt& c : s->body) walk(c, loop);
+    if (s.kind() == StmtKind::For) walk(s->body.at(0), &s.node());
+    if (s.kind() == StmtKind::Store || s.kind() == StmtKind::Accumulate) value(s->value, loop);
+  };
+  walk(k.body, nullptr);
+  return d;
+}
+
+TEST(tile_reciprocal_divisors, DivisionByARowScalarInAVectorLoopBecomesAProduct) {
+  // softmax's division by its row sum, and a division by a varying value.
+  Graph g = softmax_graph(8, 100);
+  NodeId x = param(g, 0);
+  g.outputs.push_back(binary(g, Op::Div, x, binary(g, Op::Add, x, splat(g, 3.0, DType::F32, {8, 100}))));
+  tile::LoopsOptions o;
+  Kernel before = tile::vectorize(tile::lower_with(g, {tile::loops_pipeline(o).front()}, "k"));
+  Kernel after = tile::reciprocal_divisors(before);
+  EXPECT_EQ(problems_text(tile::verify(after)), "") << tile::print(after);
+  const Divisions b = divisions(before), a = divisions(after);
+  EXPECT_EQ(b.vector_invariant, 1) << tile::print(before);
+  EXPECT_EQ(a.vector_invariant, 0) << tile::print(after);
+  EXPECT_EQ(a.reciprocals, b.reciprocals + 1);
+  EXPECT_EQ(a.vector_varying, b.vector_varying);
+  EXPECT_EQ(b.vector_varying, 1);
+  EXPECT_NE(tile::print(after).find("mul(t"), std::string::npos) << tile::print(after);
+  std::vector<Tensor> in = random_inputs(g, 31);
+  expect_close(tile::interpret(after, in), tile::interpret(before, in), 1e-14, 0, "reciprocal");
+  // Serial loops keep their divisions.
+  Kernel serial = tile::lower_with(g, {tile::loops_pipeline(o).front()}, "k");
+  EXPECT_EQ(tile::print(tile::reciprocal_divisors(serial)), tile::print(serial));
+}
+
+// With a leaf block of 64 x P, the innermost loop of a unit-stride float32
+// sum takes blocks of 64 P terms (P lane partials of the printer, each then
+// adding at most 64), the loops over blocks at most 64; a strided sum keeps
+// blocks of 64.
+TEST(tile_cascade_sums, LeafBlocksOfLanePartials) {
+  Graph g = make_graph({{"r", {DType::F32, {3, 70001}}}, {"c", {DType::F32, {5000, 3}}}});
+  g.outputs = {reduce(g, Op::ReduceSum, param(g, 0), {1}), reduce(g, Op::ReduceSum, param(g, 1), {0})};
+  Kernel before = tile::lower_graph(g, "k");
+  const int64_t leaf = 64 * 64;
+  Kernel after = tile::cascade_sums(before, leaf);
+  EXPECT_EQ(problems_text(tile::verify(after)), "") << tile::print(after);
+  std::vector<int64_t> leaves;
+  for (const LoopInfo& l : loops_of(after)) {
+    bool sum = false;
+    tile::visit(l.loop, [&](const Stmt& s) { sum |= s.kind() == StmtKind::Accumulate && s->combine == Combine::Sum; });
+    if (!sum) continue;
+    if (l.innermost) leaves.push_back(l.loop->extent.value());
+    else EXPECT_LE(l.loop->extent.value(), tile::kCascadeBlock) << l.loop->var;
+  }
+  // The row sum: 17 blocks of 4096 and a tail of 369; the column sum
+  // (stride 3): 78 blocks of 64 (a block of 64 blocks, a tail of 14) and a
+  // tail of 8.
+  std::sort(leaves.begin(), leaves.end());
+  EXPECT_EQ(leaves, (std::vector<int64_t>{8, 64, 64, 369, leaf})) << tile::print(after);
+  std::vector<Tensor> in = random_inputs(g, 8, 0.5, 2);
+  expect_close(tile::interpret(after, in), verify::interpret(g, in), 1e-13, 0, "cascaded");
+  EXPECT_THROW(tile::cascade_sums(before, 100), InternalError);
 }
 
 // ============================================================================
