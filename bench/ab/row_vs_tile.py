@@ -2,7 +2,7 @@
 """Times each row stage's two lowerings side by side: the row kernel against
 the tile IR's loops kernel, through one build of axon.
 
-    bench/ab/row_vs_tile.py [--axon build/axon] [--rounds N] [--threads T] [WORKLOAD.py ...]
+    bench/ab/row_vs_tile.py [--axon build/axon] [--rounds N] [--threads T] [--cpu-time] [--set KNOB=V] [WORKLOAD.py ...]
 
 For each workload (default: every bench/workloads spec with a row stage) the
 host's default schedule is read from `axon lower --pipeline stages`; every
@@ -34,6 +34,9 @@ def main():
     ap.add_argument("--axon", default=os.path.join(HERE, "..", "..", "build", "axon"))
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--threads", type=int, default=0, help="set every *.threads knob to this (0: the default)")
+    ap.add_argument("--cpu-time", action="store_true", help="time_kernels.py --cpu-time (one thread only)")
+    ap.add_argument("--set", action="append", default=[], metavar="KNOB=V",
+                    help="a knob's value for both kernels (a row knob such as k0.unroll)")
     ap.add_argument("specs", nargs="*")
     a = ap.parse_args()
     specs = a.specs or sorted(glob.glob(os.path.join(HERE, "..", "workloads", "*.py")))
@@ -41,6 +44,10 @@ def main():
         s = default_schedule(a.axon, spec)
         if a.threads:
             s = {k: (a.threads if k.endswith(".threads") else v) for k, v in s.items()}
+        for kv in a.set:
+            k, v = kv.split("=")
+            if k in s:
+                s[k] = int(v)
         knobs = [k for k in s if re.fullmatch(r"k\d+\.tile", k)]
         if not knobs:
             continue
@@ -52,7 +59,8 @@ def main():
                 subprocess.run([a.axon, "compile", spec, "-o", out, "--schedule", json.dumps(sched)], check=True,
                                capture_output=True)
                 dirs.append(out)
-            r = subprocess.run([sys.executable, os.path.join(HERE, "time_kernels.py"), str(a.rounds), *dirs],
+            timer = [sys.executable, os.path.join(HERE, "time_kernels.py")] + (["--cpu-time"] if a.cpu_time else [])
+            r = subprocess.run([*timer, str(a.rounds), *dirs],
                                check=True, capture_output=True, text=True).stdout.splitlines()
             ms = [float(l.split("\t")[1].split()[0]) for l in r]
             print(f"{os.path.basename(spec)}\trow {ms[0]:.4g} ms\ttile {ms[1]:.4g} ms\ttile/row {ms[1] / ms[0]:.3f}",

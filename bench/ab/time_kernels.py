@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times kernels compiled by `axon compile` side by side, in turns.
 
-    bench/ab/time_kernels.py ROUNDS DIR_A DIR_B [DIR ...]
+    bench/ab/time_kernels.py [--cpu-time] ROUNDS DIR_A DIR_B [DIR ...]
 
 Each DIR holds a kernel.cpp and kernel.h of the same spec (for example the
 same workload compiled by two builds of axon at one schedule). Every kernel
@@ -11,7 +11,10 @@ of kernel.h, filled with uniform [-1, 1) floats (bools: alternate; integers:
 small) and 64-byte aligned; then, ROUNDS times, each kernel is called 3 times
 to warm up and 11 times timed, kernels in turn. Prints one line per kernel:
 the median over rounds of each round's median, in ms, and its ratio to the
-first. Float32, bool and int inputs only.
+first. Float32, bool and int inputs only. With --cpu-time the calling
+thread's CPU time is measured instead of the wall clock: for kernels on one
+thread (`*.threads` 1) on a loaded host, whose wall times count the slices
+other processes took.
 """
 import ctypes
 import os
@@ -63,7 +66,11 @@ def load(directory, out):
 
 
 def main():
-    rounds, dirs = int(sys.argv[1]), sys.argv[2:]
+    args = sys.argv[1:]
+    clock = time.perf_counter
+    if args and args[0] == "--cpu-time":
+        clock, args = time.thread_time, args[1:]
+    rounds, dirs = int(args[0]), args[1:]
     with tempfile.TemporaryDirectory() as out:
         kernels = [load(d, out) for d in dirs]
         medians = [[] for _ in dirs]
@@ -73,9 +80,9 @@ def main():
                     call()
                 times = []
                 for _ in range(11):
-                    t0 = time.perf_counter()
+                    t0 = clock()
                     call()
-                    times.append(time.perf_counter() - t0)
+                    times.append(clock() - t0)
                 medians[i].append(statistics.median(times) * 1e3)
         first = statistics.median(medians[0])
         for d, m in zip(dirs, medians):

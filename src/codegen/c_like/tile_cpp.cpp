@@ -391,8 +391,8 @@ class CppPrinter {
         if (!seen) sums.push_back({x->buffer, x->combine});
       }
     int chains = 1;
-    if (!sums.empty() && n.extent.is_const())
-      chains = static_cast<int>(std::clamp<int64_t>(n.extent.value() / lanes, 1, int64_t{kVectorChains}));
+    const int64_t want = sums.empty() ? std::max(1, o_.unroll) : kVectorChains;
+    if (n.extent.is_const()) chains = static_cast<int>(std::clamp<int64_t>(n.extent.value() / lanes, 1, want));
     auto acc_name = [&](int b, int j) { return "axon_vacc_" + names_[b] + (j == 0 ? "" : "_" + std::to_string(j)); };
     // The vector body on chain `j`'s accumulators, the loop variable
     // advanced by `ahead` vectors.

@@ -43,6 +43,9 @@ struct TileCppOptions {
   /// sums added after the loop. Other Vectorized loops, and every one at 0,
   /// are printed as `omp simd` loops. The kernel then needs the ISA's flags.
   int vector_bits = 0;
+  /// Vectors per step of a Vectorized loop without a reduction (1, 2 or 4),
+  /// printed one after another in the loop body, each a chain of its own.
+  int unroll = 1;
 };
 
 /// `what`: the kernel.cpp description line, e.g. "the naive kernel".

@@ -189,7 +189,8 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (!k.ok) return emit_loops_cpp(g, loops_options(s, t, stage_prefix(0)), t);
-    if (row_stage_as_tile(s, stage_prefix(0))) return emit_loops_cpp(g, row_stage_loops_options(s, t, stage_prefix(0)), t);
+    if (row_stage_as_tile(s, stage_prefix(0)))
+      return emit_loops_cpp(g, row_stage_loops_options(s, t, stage_prefix(0)), t, row_stage_options(s, t, stage_prefix(0)).unroll);
     return emit_row_kernel_cpp(g, k, row_stage_options(s, t, stage_prefix(0)));
   }
   return emit_staged_cpp(g, p, s, t);

@@ -274,8 +274,10 @@ KernelSource emit_copy_cpp(const CopyShape& c, const CopySchedule& s, const targ
   return print_tile_cpp(tile::lower_copy(c, s, entry), "a layout copy", printer_options(t));
 }
 
-KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t) {
-  return print_tile_cpp(tile::lower_with(g, tile::loops_pipeline(o), g.entry), g, "a fused loop kernel", printer_options(t));
+KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t, int unroll) {
+  TileCppOptions p = printer_options(t);
+  p.unroll = unroll;
+  return print_tile_cpp(tile::lower_with(g, tile::loops_pipeline(o), g.entry), g, "a fused loop kernel", p);
 }
 
 }  // namespace axon::codegen

@@ -67,8 +67,9 @@ KernelSource emit_copy_cpp(const CopyShape& c, const CopySchedule& s, const targ
 std::vector<schedule::Knob> loops_knobs(const target::Target& t, const std::string& prefix);
 tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix);
 double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const target::Target& t);
-/// The kernel of the loops pipeline for `g`, its vector loops in the ISA of `t`.
-KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t);
+/// The kernel of the loops pipeline for `g`, its vector loops in the ISA of
+/// `t`, `unroll` vectors per step of a vector loop without a reduction.
+KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t, int unroll = 1);
 
 
 }  // namespace axon::codegen

@@ -153,7 +153,7 @@ class StagedEmitter {
       }
       case loop::StageKind::Row: {
         if (row_stage_as_tile(s_, prefix)) {
-          KernelSource ks = emit_loops_cpp(st.sub, row_stage_loops_options(s_, t_, prefix), t_);
+          KernelSource ks = emit_loops_cpp(st.sub, row_stage_loops_options(s_, t_, prefix), t_, row_stage_options(s_, t_, prefix).unroll);
           return as_stage_namespace(ks.source, ks.entry, ns, &includes_);
         }
         KernelSource ks = emit_row_kernel_cpp(st.sub, st.row, row_stage_options(s_, t_, prefix));
