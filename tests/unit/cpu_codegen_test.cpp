@@ -428,17 +428,22 @@ TEST(cpu_codegen, tupleStepsGiveTheBitsOfOneVectorAtATime) {
       "import numpy as np\n\ndef f(X: \"f32[7, 203]\", Y: \"f32[7, 203]\"):\n"
       "    return np.exp(-(X * X * X * X * X)), X / (1.0 + np.exp(-X)), np.tanh(X) * np.exp(Y * 0.5), "
       "np.where(X > Y, np.log(X * X), np.sqrt(Y * Y))\n");
-  for (const auto& t : targets()) {
+  // The row kernel (tile 0) and the tile program (tile 1), whose vector
+  // loops take `unroll` vectors per step as one tuple too.
+  for (const auto& t : targets())
+  for (int64_t tile : {0, 1}) {
     std::vector<std::vector<double>> first;
     for (int unroll : {1, 2, 4}) {
       schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
       s["k0.unroll"] = unroll;
       s["k0.threads"] = 1;
-      const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
+      s["k0.tile"] = tile;
+      const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, tile " + std::to_string(tile) + ", unroll " +
+                               std::to_string(unroll);
       ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
       codegen::KernelSource k = codegen::emit_cpu(g, s, t);
-      EXPECT_NE(k.source.find("axon_vexp(v"), std::string::npos) << what;
-      EXPECT_EQ(k.source.find("const axon_t<") != std::string::npos, unroll > 1) << what;
+      EXPECT_NE(k.source.find(tile ? "axon_vexp(" : "axon_vexp(v"), std::string::npos) << what;
+      EXPECT_EQ(k.source.find(tile ? "axon_tt_load<" : "const axon_t<") != std::string::npos, unroll > 1) << what;
       runtime::CompileOptions co;
       co.flags = codegen::cpu_compile_flags(t, true);
       runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);

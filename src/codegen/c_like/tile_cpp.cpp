@@ -53,8 +53,12 @@ VScalar sin(const VScalar& a) { return vcall("axon_tv_sin", a); }
 VScalar cos(const VScalar& a) { return vcall("axon_tv_cos", a); }
 VScalar floor(const VScalar& a) { return vcall("axon_tv_floor", a); }
 VScalar abs_of(const VScalar& a) { return vcall("axon_tv_abs", a); }
+// Vectors per value while a tuple body is printed (CppPrinter::vector_loop):
+// 1 for one vector (axon_tv), N for a tuple of N (axon_tt<N>).
+thread_local int tl_tuple = 1;
+std::string splat_call() { return tl_tuple > 1 ? "axon_tt_splat<" + std::to_string(tl_tuple) + ">(" : "axon_tv_splat("; }
 VScalar make_scalar(double v, const VScalar&) {
-  VScalar r{"axon_tv_splat(" + CScalar::literal(v, DType::F32).expr() + ")"};
+  VScalar r{splat_call() + CScalar::literal(v, DType::F32).expr() + ")"};
   r.lit = true;
   r.v = static_cast<float>(v);
   return r;
@@ -135,6 +139,40 @@ AXON_TV_LANES(axon_tv_abs, fabsf)
 static inline axon_tv axon_tv_pow(axon_tv x, axon_tv y) {
   for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) x[i] = powf(x[i], y[i]);
   return x;
+}
+// Tuples of N vectors (axon_t of the vector math): a vector loop's body
+// printed once for N consecutive vectors, each step of a routine for all N
+// before the next (docs/loop_ir.md, "Interleaved vectors"); the same
+// instructions per lane, so the same bits.
+template <int N> using axon_tt = axon_t<axon_tv, N>;
+#define AXON_TT_OP(op) \
+  template <int N> static inline __attribute__((always_inline)) axon_tt<N> operator op(axon_tt<N> a, axon_tt<N> b) { \
+    AXON_T_EACH(a.v[i] = a.v[i] op b.v[i]) return a; \
+  }
+AXON_TT_OP(+) AXON_TT_OP(-) AXON_TT_OP(*) AXON_TT_OP(/)
+template <int N> static inline axon_tt<N> operator-(axon_tt<N> a) { AXON_T_EACH(a.v[i] = -a.v[i]) return a; }
+#define AXON_TT_FN1(name) \
+  template <int N> static inline axon_tt<N> name(axon_tt<N> a) { AXON_T_EACH(a.v[i] = name(a.v[i])) return a; }
+#define AXON_TT_FN2(name) \
+  template <int N> static inline axon_tt<N> name(axon_tt<N> a, axon_tt<N> b) { AXON_T_EACH(a.v[i] = name(a.v[i], b.v[i])) return a; }
+AXON_TT_FN2(axon_tv_lt) AXON_TT_FN2(axon_tv_le) AXON_TT_FN2(axon_tv_eq) AXON_TT_FN2(axon_tv_ne)
+AXON_TT_FN2(axon_tv_and) AXON_TT_FN2(axon_tv_or) AXON_TT_FN2(axon_tv_pow)
+AXON_TT_FN1(axon_tv_isnan) AXON_TT_FN1(axon_tv_not) AXON_TT_FN1(axon_tv_sin) AXON_TT_FN1(axon_tv_cos)
+AXON_TT_FN1(axon_tv_floor) AXON_TT_FN1(axon_tv_abs)
+template <int N> static inline axon_tt<N> axon_tv_where(axon_tt<N> c, axon_tt<N> a, axon_tt<N> b) {
+  AXON_T_EACH(a.v[i] = axon_tv_where(c.v[i], a.v[i], b.v[i])) return a;
+}
+#define AXON_TT_LANES (int)(sizeof(axon_tv) / 4)
+template <int N> static inline axon_tt<N> axon_tt_splat(float c) { axon_tt<N> r; AXON_T_EACH(r.v[i] = axon_tv_splat(c)) return r; }
+template <int N> static inline axon_tt<N> axon_tt_load(const float* p) {
+  axon_tt<N> r; AXON_T_EACH(r.v[i] = axon_tv_load(p + AXON_TT_LANES * i)) return r;
+}
+template <int N> static inline axon_tt<N> axon_tt_load_bool(const bool* p) {
+  axon_tt<N> r; AXON_T_EACH(r.v[i] = axon_tv_load_bool(p + AXON_TT_LANES * i)) return r;
+}
+template <int N> static inline void axon_tt_store(float* p, axon_tt<N> x) { AXON_T_EACH(axon_tv_store(p + AXON_TT_LANES * i, x.v[i])) }
+template <int N> static inline void axon_tt_store_bool(bool* p, axon_tt<N> x) {
+  AXON_T_EACH(axon_tv_store_bool(p + AXON_TT_LANES * i, x.v[i]))
 }
 #endif
 )";
@@ -350,9 +388,11 @@ class CppPrinter {
           const std::string e = element(l.buffer(), l.idx());
           const int64_t stride = in_register(l.buffer()) ? 0 : lane_stride(l.buffer(), l.idx(), var);
           const bool truth = b.dtype == DType::Bool;
-          if (stride == 0) return {"axon_tv_splat(" + (truth ? "(" + e + " ? 1.f : 0.f)" : e) + ")"};
+          if (stride == 0) return {splat_call() + (truth ? "(" + e + " ? 1.f : 0.f)" : e) + ")"};
           if (stride != 1) throw NotVectorizable{"a strided load of " + b.name};
-          return {std::string(truth ? "axon_tv_load_bool(&" : "axon_tv_load(&") + e + ")"};
+          const std::string n = tl_tuple > 1 ? "<" + std::to_string(tl_tuple) + ">" : "";
+          return {std::string(truth ? "axon_t" : "axon_t") + (tl_tuple > 1 ? "t" : "v") + (truth ? "_load_bool" : "_load") +
+                  n + "(&" + e + ")"};
         },
         [](const Index&) -> VScalar { throw NotVectorizable{"an index used as a value"}; });
   }
@@ -361,7 +401,9 @@ class CppPrinter {
     if (in_register(b) || (buf.dtype != DType::F32 && buf.dtype != DType::Bool))
       throw NotVectorizable{"a store to " + buf.name};
     if (lane_stride(b, idx, var) != 1) throw NotVectorizable{"a store to " + buf.name + " that is not unit-stride"};
-    return std::string(buf.dtype == DType::Bool ? "axon_tv_store_bool(&" : "axon_tv_store(&") + element(b, idx) + ", " +
+    const std::string n = tl_tuple > 1 ? "t_store" + std::string(buf.dtype == DType::Bool ? "_bool" : "") + "<" + std::to_string(tl_tuple) + ">"
+                                       : std::string(buf.dtype == DType::Bool ? "v_store_bool" : "v_store");
+    return "axon_t" + n + "(&" + element(b, idx) + ", " +
            v.s + ");";
   }
   // Prints the loop `s` in the vector form, with a scalar tail; false (and
@@ -391,8 +433,10 @@ class CppPrinter {
         if (!seen) sums.push_back({x->buffer, x->combine});
       }
     int chains = 1;
-    const int64_t want = sums.empty() ? std::max(1, o_.unroll) : kVectorChains;
-    if (n.extent.is_const()) chains = static_cast<int>(std::clamp<int64_t>(n.extent.value() / lanes, 1, want));
+    if (!sums.empty() && n.extent.is_const())
+      chains = static_cast<int>(std::clamp<int64_t>(n.extent.value() / lanes, 1, int64_t{kVectorChains}));
+    // Without a reduction, `unroll` vectors per step as one tuple.
+    const int tuple = sums.empty() && n.extent.is_const() && n.extent.value() >= int64_t{o_.unroll} * lanes ? o_.unroll : 1;
     auto acc_name = [&](int b, int j) { return "axon_vacc_" + names_[b] + (j == 0 ? "" : "_" + std::to_string(j)); };
     // The vector body on chain `j`'s accumulators, the loop variable
     // advanced by `ahead` vectors.
@@ -433,15 +477,24 @@ class CppPrinter {
       return lines;
     };
     std::vector<std::vector<std::string>> steps, rest;  // per chain: in the main loop, one vector after it
+    std::vector<std::string> tuple_step;
     try {
       for (int j = 0; j < chains; ++j) steps.push_back(body_lines(j, j));
       for (int j = 0; j + 1 < chains; ++j) rest.push_back(body_lines(j, 0));
+      if (tuple > 1) {
+        struct Restore {
+          ~Restore() { tl_tuple = 1; }
+        } restore;
+        tl_tuple = tuple;
+        tuple_step = body_lines(0, 0);
+      }
     } catch (const NotVectorizable&) {
       return false;
     }
     const std::string ext = n.extent.is_const() ? std::to_string(n.extent.value()) : c_text(n.extent);
     const std::string w = std::to_string(lanes), step = std::to_string(lanes * chains);
-    line(depth, "{  // " + var + ": vectors of " + w + " lanes" +
+    line(depth, "{  // " + var + ": " + (tuple > 1 ? "tuples of " + std::to_string(tuple) + " vectors, then " : "") +
+                    "vectors of " + w + " lanes" +
                     (chains > 1 ? " (" + std::to_string(chains) + " accumulator chains)" : "") + ", then a scalar tail");
     for (const auto& [b, c] : sums) {
       const double identity = ir::combine_identity<ir::Real>(c, ir::Real{}).v;
@@ -449,6 +502,12 @@ class CppPrinter {
       for (int j = 0; j < chains; ++j) line(depth + 1, "axon_tv " + acc_name(b, j) + " = " + init + ";");
     }
     line(depth + 1, "int64_t " + var + " = 0;");
+    if (tuple > 1) {
+      const std::string tstep = std::to_string(lanes * tuple);
+      line(depth + 1, "for (; " + var + " + " + tstep + " <= " + ext + "; " + var + " += " + tstep + ") {");
+      for (const std::string& l : tuple_step) line(depth + 2, l);
+      line(depth + 1, "}");
+    }
     line(depth + 1, "for (; " + var + " + " + step + " <= " + ext + "; " + var + " += " + step + ") {");
     for (const auto& chain : steps)
       for (const std::string& l : chain) line(depth + 2, l);
