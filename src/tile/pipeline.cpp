@@ -5,6 +5,7 @@
 #include "support/diagnostic.h"
 #include "tile/lower_graph.h"
 #include "tile/passes/cascade_sums.h"
+#include "tile/passes/exp2_scaled.h"
 #include "tile/passes/fuse_loops.h"
 #include "tile/passes/inline_maps.h"
 #include "tile/passes/shrink_buffers.h"
@@ -59,6 +60,8 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
   }
   if (o.vectorize) {
     p.push_back({"vectorize", "innermost unit-stride loops become vector lanes", vectorize});
+    p.push_back({"exp2_scaled", "the exp of a scaled value in a vector loop is a power of two, the scale times log2(e) hoisted",
+                 exp2_scaled});
     p.push_back({"reciprocal_divisors", "a division by a value a vector loop does not vary becomes a product with its reciprocal",
                  reciprocal_divisors});
   } else if (o.exact_lanes) {

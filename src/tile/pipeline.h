@@ -7,9 +7,9 @@
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
 ///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers, cascade_sums,
-///    parallel_sums, parallelize, vectorize, reciprocal_divisors
+///    parallel_sums, parallelize, vectorize, exp2_scaled, reciprocal_divisors
 ///    (inline_maps, fuse_loops and shrink_buffers, vectorize with
-///    reciprocal_divisors as the options say; parallel_sums and
+///    exp2_scaled and reciprocal_divisors as the options say; parallel_sums and
 ///    parallelize only with threads > 1). The
 ///    general lowering for programs no specialised tile schedule takes.
 #pragma once

@@ -357,6 +357,31 @@ TEST(cpu_codegen, expOfAScaledValueIsExp2WithTheScaleFolded) {
   }
 }
 
+// The same as a tile program (exp2_scaled): the scales -1.5 and the row max
+// times log2(e) in float64, each rounded once into a register before its
+// vector loop; exp(-X) keeps exp.
+TEST(cpu_codegen, tileExpOfAScaledValueIsExp2WithTheScaleFolded) {
+  ir::Graph g = parse(
+      "import numpy as np\n\ndef f(X: \"f32[5, 49]\"):\n"
+      "    return np.exp(X * -1.5) + np.exp(X * np.max(X, axis=-1, keepdims=True)), np.exp(-X)\n");
+  for (const auto& t : targets())
+    for (int64_t unroll : {1, 2}) {
+      schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+      s["k0.tile"] = 1, s["k0.unroll"] = unroll;
+      const std::string src = codegen::emit_cpu(g, s, t).source;
+      const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
+      const std::string body = src.substr(src.find("extern \"C\" void f("));
+      size_t folded = 0, scales = 0;
+      for (size_t at = body.find("axon_vexp2("); at != std::string::npos; at = body.find("axon_vexp2(", at + 1)) ++folded;
+      for (size_t at = body.find("* 1.4426950408889634)"); at != std::string::npos; at = body.find("* 1.4426950408889634)", at + 1))
+        ++scales;
+      EXPECT_GE(folded, 2u) << what << body;
+      EXPECT_GE(scales, 2u) << what << body;
+      EXPECT_NE(body.find("axon_vexp((-"), std::string::npos) << what << ": exp(-X) keeps exp\n" << body;
+      expect_correct(g, s, t, "exp of scaled values as a tile program, " + what);
+    }
+}
+
 // The non-temporal prefetch (stream_prefetch) is issued by the pass that
 // reads the rows from memory and by no other (the first reduction one row at
 // a time, the group pass with row groups, the output pass of an elementwise

@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "tile/interpret.h"
 #include "tile/lower_graph.h"
 #include "tile/passes/cascade_sums.h"
+#include "tile/passes/exp2_scaled.h"
 #include "tile/passes/inline_maps.h"
 #include "tile/passes/mark_loops.h"
 #include "tile/passes/parallelize.h"
@@ -822,6 +824,38 @@ TEST(tile_reciprocal_divisors, DivisionByARowScalarInAVectorLoopBecomesAProduct)
   // Serial loops keep their divisions.
   Kernel serial = tile::lower_with(g, {tile::loops_pipeline(o).front()}, "k");
   EXPECT_EQ(tile::print(tile::reciprocal_divisors(serial)), tile::print(serial));
+}
+
+TEST(tile_exp2_scaled, ExpOfAScaledValueInAVectorLoopIsAPowerOfTwo) {
+  // exp(x * 0.75) and exp(x * max) fold; exp(-x) and exp(x * x) (no
+  // invariant factor) do not.
+  Graph g = make_graph({{"x", {DType::F32, {6, 40}}}});
+  NodeId x = param(g, 0);
+  NodeId mx = broadcast(g, reshape(g, reduce(g, Op::ReduceMax, x, {1}), {6, 1}), {6, 40});
+  g.outputs = {unary(g, Op::Exp, binary(g, Op::Mul, x, splat(g, 0.75, DType::F32, {6, 40}))),
+               unary(g, Op::Exp, binary(g, Op::Mul, mx, x)), unary(g, Op::Exp, unary(g, Op::Neg, x)),
+               unary(g, Op::Exp, binary(g, Op::Mul, x, x))};
+  tile::LoopsOptions o;
+  Kernel before = tile::vectorize(tile::lower_with(g, {tile::loops_pipeline(o).front()}, "k"));
+  Kernel after = tile::exp2_scaled(before);
+  EXPECT_EQ(problems_text(tile::verify(after)), "") << tile::print(after);
+  const std::string text = tile::print(after);
+  size_t pows = 0, exps = 0;  // in statements, not the comments naming graph nodes
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.find("//") != std::string::npos) continue;
+    for (size_t at = l.find("pow(2, "); at != std::string::npos; at = l.find("pow(2, ", at + 1)) ++pows;
+    for (size_t at = l.find("exp("); at != std::string::npos; at = l.find("exp(", at + 1)) ++exps;
+  }
+  EXPECT_EQ(pows, 2u) << text;
+  EXPECT_EQ(exps, 2u) << text;
+  EXPECT_NE(text.find("_log2e: register f32[]"), std::string::npos) << text;
+  // 2^(x fl32(c log2 e)) against exp(c x): the scale's one rounding, |c x| < 4.
+  std::vector<Tensor> in = random_inputs(g, 33);
+  expect_close(tile::interpret(after, in), tile::interpret(before, in), 4 * 6e-8, 0, "exp2");
+  // Serial loops are left alone.
+  Kernel serial = tile::lower_with(g, {tile::loops_pipeline(o).front()}, "k");
+  EXPECT_EQ(tile::print(tile::exp2_scaled(serial)), tile::print(serial));
 }
 
 // With a leaf block of 64 x P, the innermost loop of a unit-stride float32

@@ -64,6 +64,8 @@ VScalar make_scalar(double v, const VScalar&) {
   return r;
 }
 VScalar pow_of(const VScalar& a, const VScalar& b) {
+  // A power of the literal 2 (tile/passes/exp2_scaled.h): the vector math's exp2.
+  if (a.lit && a.v == 2) return vcall("axon_vexp2", b);
   // Small literal exponents as products, as the scalar printer writes them.
   if (b.lit && b.v == 1) return a;
   if (b.lit && b.v == 2) return a * a;
