@@ -125,8 +125,10 @@ int sum_partials(const target::Target& t) {
 }  // namespace
 
 tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& p) {
+  const RowKernelOptions r = row_stage_options(s, t, p);
   tile::LoopsOptions o;
-  o.threads = row_stage_options(s, t, p).threads;
+  o.threads = r.threads;
+  o.vectorize = r.vector_bits > 0;
   o.sum_partials = sum_partials(t);
   return o;
 }
