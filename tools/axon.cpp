@@ -170,6 +170,7 @@ struct LowerFlags {
   std::string after;
   int threads = 1;
   bool cpp = false;
+  std::string schedule;  // stages: a schedule instead of the default
 };
 
 // The C++ of a lowered program, its vector loops in this machine's widest ISA.
@@ -184,7 +185,8 @@ std::string lowered_cpp(const axon::tile::Kernel& k, const axon::ir::Graph& g) {
 int cmd_lower(const Common& c, const LowerFlags& f) {
   auto spec = load(c);
   if (f.pipeline == "stages") {
-    // What emit_cpu prints at this host's default schedule, stage by stage.
+    // What emit_cpu prints at this host's default schedule (or the one
+    // given), stage by stage.
     for (const char* flag : {"--after", "--threads", "--cpp"})
       if ((std::string(flag) == "--after" && !f.after.empty()) || (std::string(flag) == "--threads" && f.threads != 1) ||
           (std::string(flag) == "--cpp" && f.cpp))
@@ -192,6 +194,8 @@ int cmd_lower(const Common& c, const LowerFlags& f) {
     axon::target::Target t = axon::target::resolve_target("", false, false);
     std::unique_ptr<axon::backend::Backend> be = axon::backend::cpu_backend(t);
     axon::schedule::Schedule s = axon::schedule::default_schedule(be->space(spec.graph));
+    if (!f.schedule.empty())
+      if (std::optional<axon::schedule::Schedule> given = schedule_for_compile(spec.graph, f.schedule, t)) s = *given;
     auto programs = be->programs(spec.graph, s);
     if (c.json) {
       json j = signature_json(spec.graph);
@@ -205,6 +209,8 @@ int cmd_lower(const Common& c, const LowerFlags& f) {
     for (const auto& [title, program] : programs) std::cout << "# " << title << "\n" << program << "\n";
     return 0;
   }
+  if (!f.schedule.empty())
+    throw axon::Diagnostic(axon::SourceLoc{}, "--schedule applies to --pipeline stages, not " + f.pipeline);
   std::vector<axon::tile::Pass> passes;
   if (f.pipeline == "loops") {
     axon::tile::LoopsOptions o;
@@ -639,6 +645,8 @@ int main(int argc, char** argv) {
   lower->add_option("--after", lf.after, "print only the program after this pass (lower, cascade_sums, ...)");
   lower->add_option("--threads", lf.threads, "loops pipeline: threads of the parallel loops")->check(CLI::Range(1, 1024));
   lower->add_flag("--cpp", lf.cpp, "also print the C++ of the final program");
+  lower->add_option("--schedule", lf.schedule,
+                    "stages: print the programs at this schedule (as compile --schedule) instead of the default");
   auto* run = app.add_subcommand("run", "run the interpreter and the compiled kernel on random inputs");
   add_common(run, common);
   run->add_option("--seed", seed, "seed of the random inputs");

@@ -10,6 +10,11 @@ row stage's knob `k<i>.tile` is set to 0 for one kernel and to 1 for the
 other (all other knobs equal), both are written by `axon compile
 --schedule`, and bench/ab/time_kernels.py times them in turns. Prints one
 line per workload: the two medians in ms and tile / row.
+
+With --best, each side is a small grid instead, all timed in the same
+turns: the row kernel at every unroll (1, 2, 4), row_group (1, 4) and
+stream_prefetch (0, 4096) its space has, the tile program at every
+unroll; the line gives each side's fastest point and their ratio.
 """
 import argparse
 import glob
@@ -37,6 +42,7 @@ def main():
     ap.add_argument("--cpu-time", action="store_true", help="time_kernels.py --cpu-time (one thread only)")
     ap.add_argument("--set", action="append", default=[], metavar="KNOB=V",
                     help="a knob's value for both kernels (a row knob such as k0.unroll)")
+    ap.add_argument("--best", action="store_true", help="the fastest of a grid of row knobs against the tile's")
     ap.add_argument("specs", nargs="*")
     a = ap.parse_args()
     specs = a.specs or sorted(glob.glob(os.path.join(HERE, "..", "workloads", "*.py")))
@@ -51,20 +57,34 @@ def main():
         knobs = [k for k in s if re.fullmatch(r"k\d+\.tile", k)]
         if not knobs:
             continue
+        grids = [[{}], [{}]]
+        if a.best:
+            axes = {"unroll": [1, 2, 4], "row_group": [1, 4], "stream_prefetch": [0, 4096]}
+            row = [{}]
+            for name, values in axes.items():
+                keys = [k for k in s if k.endswith("." + name)]
+                if keys:
+                    row = [dict(p, **{k: v for k in keys}) for p in row for v in values]
+            unroll = [k for k in s if k.endswith(".unroll")]
+            grids = [row, [{k: v for k in unroll} for v in (1, 2, 4)] if unroll else [{}]]
         with tempfile.TemporaryDirectory() as d:
-            dirs = []
+            dirs, sides = [], []
             for v in (0, 1):
-                sched = dict(s, **{k: v for k in knobs})
-                out = os.path.join(d, ("row", "tile")[v])
-                subprocess.run([a.axon, "compile", spec, "-o", out, "--schedule", json.dumps(sched)], check=True,
-                               capture_output=True)
-                dirs.append(out)
+                for i, point in enumerate(grids[v]):
+                    sched = dict(s, **point, **{k: v for k in knobs})
+                    out = os.path.join(d, f"{('row', 'tile')[v]}{i}")
+                    subprocess.run([a.axon, "compile", spec, "-o", out, "--schedule", json.dumps(sched)], check=True,
+                                   capture_output=True)
+                    dirs.append(out)
+                    sides.append((v, point))
             timer = [sys.executable, os.path.join(HERE, "time_kernels.py")] + (["--cpu-time"] if a.cpu_time else [])
             r = subprocess.run([*timer, str(a.rounds), *dirs],
                                check=True, capture_output=True, text=True).stdout.splitlines()
             ms = [float(l.split("\t")[1].split()[0]) for l in r]
-            print(f"{os.path.basename(spec)}\trow {ms[0]:.4g} ms\ttile {ms[1]:.4g} ms\ttile/row {ms[1] / ms[0]:.3f}",
-                  flush=True)
+            best = [min((m, json.dumps(p)) for m, (side, p) in zip(ms, sides) if side == v) for v in (0, 1)]
+            extra = f"\t(row at {best[0][1]}, tile at {best[1][1]})" if a.best else ""
+            print(f"{os.path.basename(spec)}\trow {best[0][0]:.4g} ms\ttile {best[1][0]:.4g} ms\t"
+                  f"tile/row {best[1][0] / best[0][0]:.3f}{extra}", flush=True)
 
 
 if __name__ == "__main__":

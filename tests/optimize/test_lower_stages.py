@@ -47,7 +47,31 @@ def test_bias_and_gelu_are_the_gemm_epilogue():
 
 def test_copies_loops_and_row_kernels():
     assert "copy " in stages("s8_transpose")["stage 0 (copy)"]
-    assert "not a tile program yet" in stages("s2_softmax")["the whole graph (row)"]
+    assert "knob tile 0, not a tile program" in stages("s2_softmax")["the whole graph (row)"]
+
+
+def test_a_row_stage_at_tile_1_is_its_tile_program():
+    """--schedule with a row stage's knob tile 1: the stage's loops program,
+    one parallel loop over rows with the row in scratch, vector loops and
+    the exp held in a row-sized scratch; a staged graph's row stage too."""
+    r = run_axon(["lower", WORKLOADS / "s2_softmax.py", "--pipeline", "stages", "--json", "--schedule",
+                  json.dumps({"k0.tile": 1, "k0.threads": 2})])
+    assert r.returncode == EXIT_OK, r.stderr
+    got = json.loads(r.stdout)
+    assert got["schedule"]["k0.tile"] == 1
+    program = got["stages"][0]["program"]
+    assert got["stages"][0]["stage"] == "the whole graph (loops)"
+    assert "parallel(2 threads)" in program and "vectorized" in program
+    assert ": scratch f32[1024]" in program, program
+    assert "mul(t" in program and "div(1, " in program, program  # reciprocal_divisors
+    r = run_axon(["lower", WORKLOADS / "m1_rmsnorm_matmul.py", "--pipeline", "stages", "--json", "--schedule",
+                  json.dumps({"k0.tile": 1})])
+    assert r.returncode == EXIT_OK, r.stderr
+    stages_ = {s["stage"]: s["program"] for s in json.loads(r.stdout)["stages"]}
+    assert "vectorized" in stages_["stage 0 (row)"], stages_["stage 0 (row)"]
+    r = run_axon(["lower", WORKLOADS / "s2_softmax.py", "--pipeline", "loops", "--schedule", "{}"])
+    assert r.returncode == EXIT_USER_ERROR
+    assert "--schedule applies to --pipeline stages" in r.stderr
 
 
 def test_other_flags_are_refused_with_stages():

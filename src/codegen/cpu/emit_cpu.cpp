@@ -245,7 +245,9 @@ std::vector<codegen::StageKernel> codegen::stage_kernels(const ir::Graph& g, con
 
 std::vector<std::pair<std::string, std::string>> codegen::stage_programs(const ir::Graph& g, const schedule::Schedule& s,
                                                                          const target::Target& t) {
-  const std::string row_note = "(a row kernel: printed by codegen/cpu/row_kernel_cpp.cpp, not a tile program yet)\n";
+  const std::string row_note =
+      "(a row kernel printed by codegen/cpu/row_kernel_cpp.cpp at the stage's knob tile 0, not a tile program; "
+      "tile 1 lowers it as one)\n";
   std::vector<std::pair<std::string, std::string>> out;
   for (const StageKernel& k : stage_kernels(g, s, t)) out.push_back({k.title, k.program ? tile::print(*k.program) : row_note});
   return out;

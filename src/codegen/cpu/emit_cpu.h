@@ -44,7 +44,8 @@ std::vector<StageKernel> stage_kernels(const ir::Graph& g, const schedule::Sched
 
 /// What emit_cpu prints for `s`, as tile programs (`axon lower --pipeline
 /// stages`): one (title, program) per stage, the program printed by
-/// tile::print; a row kernel, not a tile program yet, is a one-line note.
+/// tile::print; a row stage at its knob `tile` 0 (the row kernel emitter,
+/// not a tile program) is a one-line note.
 std::vector<std::pair<std::string, std::string>> stage_programs(const ir::Graph& g, const schedule::Schedule& s,
                                                                 const target::Target& t);
 
