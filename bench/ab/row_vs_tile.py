@@ -13,8 +13,9 @@ line per workload: the two medians in ms and tile / row.
 
 With --best, each side is a small grid instead, all timed in the same
 turns: the row kernel at every unroll (1, 2, 4), row_group (1, 4) and
-stream_prefetch (0, 4096) its space has, the tile program at every
-unroll; the line gives each side's fastest point and their ratio.
+stream_prefetch (0, 4096) its space has, the tile program at every unroll
+and stream_prefetch; the line gives each side's fastest point and their
+ratio.
 """
 import argparse
 import glob
@@ -65,8 +66,12 @@ def main():
                 keys = [k for k in s if k.endswith("." + name)]
                 if keys:
                     row = [dict(p, **{k: v for k in keys}) for p in row for v in values]
-            unroll = [k for k in s if k.endswith(".unroll")]
-            grids = [row, [{k: v for k in unroll} for v in (1, 2, 4)] if unroll else [{}]]
+            tile = [{}]
+            for name in ("unroll", "stream_prefetch"):
+                keys = [k for k in s if k.endswith("." + name)]
+                if keys:
+                    tile = [dict(p, **{k: v for k in keys}) for p in tile for v in axes[name]]
+            grids = [row, tile]
         with tempfile.TemporaryDirectory() as d:
             dirs, sides = [], []
             for v in (0, 1):

@@ -11,6 +11,7 @@
 #include "tile/passes/shrink_buffers.h"
 #include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
+#include "tile/passes/prefetch_rows.h"
 #include "tile/passes/reciprocal_divisors.h"
 #include "tile/passes/vectorize.h"
 #include "tile/verify.h"
@@ -64,6 +65,11 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
                  exp2_scaled});
     p.push_back({"reciprocal_divisors", "a division by a value a vector loop does not vary becomes a product with its reciprocal",
                  reciprocal_divisors});
+    if (o.prefetch_bytes > 0) {
+      const int64_t ahead = o.prefetch_bytes;
+      p.push_back({"prefetch_rows", "the first vector loop reading a row from memory prefetches ahead, non-temporal",
+                   [ahead](const Kernel& k) { return prefetch_rows(k, ahead); }});
+    }
   } else if (o.exact_lanes) {
     p.push_back({"vectorize_exact", "innermost loops whose lanes compute the serial values become vector lanes",
                  vectorize_exact});

@@ -7,9 +7,10 @@
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
 ///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers, cascade_sums,
-///    parallel_sums, parallelize, vectorize, exp2_scaled, reciprocal_divisors
-///    (inline_maps, fuse_loops and shrink_buffers, vectorize with
-///    exp2_scaled and reciprocal_divisors as the options say; parallel_sums and
+///    parallel_sums, parallelize, vectorize, exp2_scaled, reciprocal_divisors,
+///    prefetch_rows (inline_maps, fuse_loops and shrink_buffers, vectorize
+///    with exp2_scaled and reciprocal_divisors, prefetch_rows as the options
+///    say; parallel_sums and
 ///    parallelize only with threads > 1). The
 ///    general lowering for programs no specialised tile schedule takes.
 #pragma once
@@ -42,6 +43,8 @@ struct LoopsOptions {
   /// are kCascadeBlock times this long, so each partial still adds at most
   /// kCascadeBlock terms (cascade_sums.h). 1: blocks of kCascadeBlock.
   int sum_partials = 1;
+  /// > 0: prefetch_rows with this many bytes ahead (after vectorize).
+  int64_t prefetch_bytes = 0;
 };
 
 std::vector<Pass> naive_pipeline();

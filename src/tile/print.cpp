@@ -83,7 +83,11 @@ class Printer {
         os_ << "]" << (n.streaming ? "  (streaming)" : "") << "\n";
         return;
       }
-      case StmtKind::Prefetch: os_ << pad << "prefetch " << name(n.buffer) << idx_str(n.idx) << "\n"; return;
+      case StmtKind::Prefetch:
+        os_ << pad << "prefetch " << name(n.buffer) << idx_str(n.idx);
+        if (n.ahead > 0) os_ << " + " << n.ahead << " bytes, non-temporal";
+        os_ << "\n";
+        return;
       case StmtKind::Alloc: {
         const Buffer& b = k_.buffers.at(n.buffer);
         os_ << pad << "alloc " << b.name << ": " << scope_name(b.scope) << " " << ir::dtype_name(b.dtype)

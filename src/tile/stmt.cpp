@@ -115,11 +115,12 @@ Stmt Stmt::copy(View dst, View src, std::vector<int64_t> extents, bool streaming
   return Stmt(std::move(n));
 }
 
-Stmt Stmt::prefetch(int buffer, std::vector<Index> idx) {
+Stmt Stmt::prefetch(int buffer, std::vector<Index> idx, int64_t ahead) {
   StmtNode n;
   n.kind = StmtKind::Prefetch;
   n.buffer = buffer;
   n.idx = std::move(idx);
+  n.ahead = ahead;
   return Stmt(std::move(n));
 }
 

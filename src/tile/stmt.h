@@ -22,7 +22,11 @@
 ///   Copy(dst, src, extents)        dst[i...] = src[i...] over strided views
 ///                                  (packing, layout copies); `streaming`:
 ///                                  bypass caches
-///   Prefetch(buf[idx])             a hint; no effect on values
+///   Prefetch(buf[idx], ahead)      a hint; no effect on values. ahead > 0:
+///                                  the line `ahead` bytes past the element,
+///                                  non-temporal (read once), an address
+///                                  that may lie past the buffer (a
+///                                  prefetch never faults)
 ///   Alloc(buf) / Free(buf)         a Memory buffer's lifetime; Scratch and
 ///                                  Register buffers are Alloc'ed and live to
 ///                                  the end of the enclosing Seq
@@ -78,6 +82,7 @@ struct StmtNode {
   View next;       // Matmul: the next tile's A operand (buffer -1: none)
   std::vector<int64_t> extents;
   std::string text;  // Comment
+  int64_t ahead = 0;  // Prefetch: bytes past the element (0: the element itself)
 };
 
 class Stmt {
@@ -97,7 +102,7 @@ class Stmt {
   static Stmt rescale(int buffer, std::vector<Index> idx, Value alpha, Value v);
   static Stmt matmul(View c, View a, View b, Index m, Index n, Index k, Index keep = 1);
   static Stmt copy(View dst, View src, std::vector<int64_t> extents, bool streaming = false);
-  static Stmt prefetch(int buffer, std::vector<Index> idx);
+  static Stmt prefetch(int buffer, std::vector<Index> idx, int64_t ahead = 0);
   static Stmt alloc(int buffer);
   static Stmt free(int buffer);
   static Stmt comment(const std::string& text);

@@ -33,6 +33,7 @@
 #include "tile/passes/inline_maps.h"
 #include "tile/passes/mark_loops.h"
 #include "tile/passes/parallelize.h"
+#include "tile/passes/prefetch_rows.h"
 #include "tile/passes/reciprocal_divisors.h"
 #include "tile/passes/vectorize.h"
 #include "tile/pipeline.h"
@@ -856,6 +857,46 @@ TEST(tile_exp2_scaled, ExpOfAScaledValueInAVectorLoopIsAPowerOfTwo) {
   // Serial loops are left alone.
   Kernel serial = tile::lower_with(g, {tile::loops_pipeline(o).front()}, "k");
   EXPECT_EQ(tile::print(tile::exp2_scaled(serial)), tile::print(serial));
+}
+
+TEST(tile_prefetch_rows, TheFirstVectorLoopReadingARowPrefetchesEachInputAhead) {
+  // softmax of x + y, fused over rows: the max loop reads x and y first.
+  Graph g = make_graph({{"x", {DType::F32, {8, 100}}}, {"y", {DType::F32, {8, 100}}}});
+  NodeId z = binary(g, Op::Add, param(g, 0), param(g, 1));
+  NodeId m = broadcast(g, reshape(g, reduce(g, Op::ReduceMax, z, {1}), {8, 1}), {8, 100});
+  NodeId e = unary(g, Op::Exp, binary(g, Op::Sub, z, m));
+  g.outputs = {binary(g, Op::Div, e, broadcast(g, reshape(g, reduce(g, Op::ReduceSum, e, {1}), {8, 1}), {8, 100}))};
+  tile::LoopsOptions o;
+  Kernel before = tile::lower_with(g, tile::loops_pipeline(o), "k");
+  Kernel after = tile::prefetch_rows(before, 4096);
+  EXPECT_EQ(problems_text(tile::verify(after)), "") << tile::print(after);
+  std::vector<std::string> fetched;
+  int vector_loops_with = 0;
+  for (const LoopInfo& l : loops_of(after)) {
+    int here = 0;
+    tile::visit(l.loop, [&](const Stmt& x) {
+      if (x.kind() != StmtKind::Prefetch) return;
+      ++here;
+      EXPECT_EQ(x->ahead, 4096);
+      fetched.push_back(after.buffers[x->buffer].name);
+    });
+    if (l.innermost && here > 0) {
+      ++vector_loops_with;
+      EXPECT_EQ(l.loop->loop, LoopKind::Vectorized);
+    }
+  }
+  EXPECT_EQ(vector_loops_with, 1) << tile::print(after);
+  std::sort(fetched.begin(), fetched.end());
+  EXPECT_EQ(fetched, (std::vector<std::string>{"x", "x", "y", "y"}));  // counted in the row loop and the vector loop
+  EXPECT_NE(tile::print(after).find("+ 4096 bytes, non-temporal"), std::string::npos);
+  std::vector<Tensor> in = random_inputs(g, 41);
+  expect_exact(tile::interpret(after, in), tile::interpret(before, in), "prefetched");
+  EXPECT_EQ(tile::print(tile::prefetch_rows(before, 0)), tile::print(before));
+  // Compiled: the prefetches run past the inputs' ends on the last rows.
+  codegen::TileCppOptions po;
+  po.vector_bits = 256;
+  codegen::KernelSource src = codegen::print_tile_cpp(after, g, "a test kernel", po);
+  EXPECT_NE(src.source.find("__builtin_prefetch(reinterpret_cast<const void*>"), std::string::npos);
 }
 
 // With a leaf block of 64 x P, the innermost loop of a unit-stride float32

@@ -365,6 +365,15 @@ class CppPrinter {
   }
 
 
+  // A prefetch of element idx of b, or with `ahead` of the line that many
+  // bytes past it, non-temporal (locality 0), its address an integer that
+  // may pass the buffer's end.
+  std::string prefetch_text(int b, const std::vector<Index>& idx, int64_t ahead) const {
+    if (ahead <= 0) return "__builtin_prefetch(&" + element(b, idx) + ");";
+    return "__builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(&" + element(b, idx) + ") + " +
+           std::to_string(ahead) + "), 0, 0);";
+  }
+
   // ---- the explicit vector form of a Vectorized loop ----
   // The coefficient of `var` in the flat offset of buffer b at idx: 0 or 1
   // are the forms the vector body takes (a broadcast, a unit-stride access).
@@ -456,6 +465,17 @@ class CppPrinter {
       for (const Stmt& x : body) {
         switch (x.kind()) {
           case StmtKind::Comment: break;
+          case StmtKind::Prefetch:  // one per vector of a tuple
+            for (int t = 0; t < tl_tuple; ++t) {
+              std::vector<Index> idx;
+              for (const Index& i : shifted(x->idx))
+                idx.push_back(i.substitute([&](const std::string& v) -> std::optional<Index> {
+                  if (t == 0 || v != var) return std::nullopt;
+                  return Index::var(var) + Index(static_cast<int64_t>(t) * lanes);
+                }));
+              lines.push_back(prefetch_text(x->buffer, idx, x->ahead));
+            }
+            break;
           case StmtKind::Store:
             lines.push_back(vstore(x->buffer, shifted(x->idx), vvalue(x->value.substitute(shift), var), var));
             break;
@@ -924,7 +944,7 @@ class CppPrinter {
         for (const std::string& v : vars) ranges_.erase(v);
         return;
       }
-      case StmtKind::Prefetch: line(depth, "__builtin_prefetch(&" + element(n.buffer, n.idx) + ");"); return;
+      case StmtKind::Prefetch: line(depth, prefetch_text(n.buffer, n.idx, n.ahead)); return;
       case StmtKind::Alloc: declare(n.buffer, depth, ""); return;
       case StmtKind::Free:
         if (k_.buffers[n.buffer].scope == Scope::Memory) line(depth, names_[n.buffer] + "_buf.reset();");

@@ -130,6 +130,7 @@ tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const ta
   o.threads = r.threads;
   o.vectorize = r.vector_bits > 0;
   o.sum_partials = sum_partials(t);
+  o.prefetch_bytes = r.stream_prefetch;
   return o;
 }
 

@@ -39,8 +39,9 @@ double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, co
 /// instead of the row kernel (0 or missing: the row kernel).
 bool row_stage_as_tile(const schedule::Schedule& s, const std::string& prefix);
 /// The loops pipeline's options for a Row stage lowered as a tile program:
-/// the row knobs' threads and vec_axis (vectorize); its printer takes
-/// `unroll` (emit_loops_cpp). The other row knobs do not apply to it.
+/// the row knobs' threads, vec_axis (vectorize) and stream_prefetch
+/// (prefetch_rows); its printer takes `unroll` (emit_loops_cpp). The other
+/// row knobs do not apply to it.
 tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const target::Target& t,
                                            const std::string& prefix);
 
