@@ -246,6 +246,22 @@ TEST(cpu_codegen, rowMaxAndMinPropagateNaNFromEveryPosition) {
   }
 }
 
+// The tile program's vector max and min (the hardware instruction, NaN
+// lanes tracked apart) name their element axon_x: a parameter named x is
+// still read, not the element being declared.
+TEST(cpu_codegen, tileVectorMaxOfAParameterNamedX) {
+  ir::Graph g = parse("import numpy as np\n\ndef f(x: \"f32[6, 150]\"):\n"
+                      "    return np.max(x, axis=-1), np.min(x * 2.0, axis=-1)\n");
+  for (const auto& t : targets()) {
+    schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+    s["k0.tile"] = 1;
+    const std::string src = codegen::emit_cpu(g, s, t).source;
+    EXPECT_NE(src.find("AXON_TV_MAX(axon_x"), std::string::npos);
+    EXPECT_NE(src.find("AXON_TV_MIN(axon_x"), std::string::npos);
+    expect_correct(g, s, t, "max and min of x, " + std::to_string(t.isa.vector_bits()) + "-bit");
+  }
+}
+
 // Rows grouped for their first reduction: every group size, vector and
 // scalar code, on row counts that leave a short last group and column
 // counts that leave vector tails; sums, maxima and a two-reduction norm.

@@ -122,6 +122,14 @@ static inline float axon_tv_fold_min(float acc, axon_tv v) {
   for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) acc = (v[i] != v[i] || v[i] < acc) ? v[i] : acc;
   return acc;
 }
+// Lanes of a comparison (-1 or 0): the NaN lanes a vector max or min has seen.
+typedef decltype(axon_tv{} < axon_tv{}) axon_tvm;
+static inline axon_tvm axon_tv_nan_lanes(axon_tvm seen, axon_tv x) { return seen | (x != x); }
+static inline bool axon_tvm_any(axon_tvm m) {
+  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i)
+    if (m[i]) return true;
+  return false;
+}
 static inline axon_tv axon_tv_truth(decltype(axon_tv{} < axon_tv{}) m) { return __builtin_convertvector(-m, axon_tv); }
 static inline axon_tv axon_tv_lt(axon_tv a, axon_tv b) { return axon_tv_truth(a < b); }
 static inline axon_tv axon_tv_le(axon_tv a, axon_tv b) { return axon_tv_truth(a <= b); }
@@ -221,6 +229,10 @@ class CppPrinter {
     if (vector_loops_ > 0) {
       s += vector_math_source(o_.vector_bits);
       s += std::string("#define AXON_TV_NATIVE ") + (o_.vector_bits == 512 ? "__m512" : "__m256") + "\n";
+      // The hardware max and min: x > acc ? x : acc (x < acc ? x : acc), the
+      // accumulator kept when x is NaN (vector_loop tracks NaN lanes apart).
+      s += std::string("#define AXON_TV_MAX ") + (o_.vector_bits == 512 ? "_mm512_max_ps" : "_mm256_max_ps") + "\n";
+      s += std::string("#define AXON_TV_MIN ") + (o_.vector_bits == 512 ? "_mm512_min_ps" : "_mm256_min_ps") + "\n";
       s += kVectorHelpers;
       s += "\n";
     }
@@ -484,7 +496,16 @@ class CppPrinter {
             const Value v = x->value.substitute(shift);
             if (in_register(x->buffer) && buf.shape.empty() && buf.dtype == DType::F32) {
               const std::string acc = acc_name(x->buffer, j);
-              lines.push_back(acc + " = " + ir::combine_step<VScalar>(x->combine, VScalar{acc}, vvalue(v, var)).s + ";");
+              if (x->combine == ir::Combine::Sum) {
+                lines.push_back(acc + " = " + ir::combine_step<VScalar>(x->combine, VScalar{acc}, vvalue(v, var)).s + ";");
+                break;
+              }
+              // Max and min: the hardware instruction (a tie keeps the
+              // accumulator, as the definition's x > acc ? x : acc does),
+              // and the lanes where x is NaN, which make the result NaN.
+              lines.push_back("{ const axon_tv axon_x = " + vvalue(v, var).s + "; " + acc + " = AXON_TV_" +
+                              (x->combine == ir::Combine::Max ? "MAX" : "MIN") + "(axon_x, " + acc + "); axon_vnan_" +
+                              names_[x->buffer] + " = axon_tv_nan_lanes(axon_vnan_" + names_[x->buffer] + ", axon_x); }");
               break;
             }
             const std::vector<Index> idx = shifted(x->idx);
@@ -522,6 +543,7 @@ class CppPrinter {
       const double identity = ir::combine_identity<ir::Real>(c, ir::Real{}).v;
       const std::string init = "axon_tv_splat(" + CScalar::literal(identity, DType::F32).expr() + ")";
       for (int j = 0; j < chains; ++j) line(depth + 1, "axon_tv " + acc_name(b, j) + " = " + init + ";");
+      if (c != ir::Combine::Sum) line(depth + 1, "axon_tvm axon_vnan_" + names_[b] + " = {};");
     }
     line(depth + 1, "int64_t " + var + " = 0;");
     if (tuple > 1) {
@@ -547,7 +569,10 @@ class CppPrinter {
                               ir::combine_step<VScalar>(c, VScalar{acc_name(b, j)}, VScalar{acc_name(b, j + gap)}).s + ";");
       const std::string acc = acc_name(b, 0);
       if (c == ir::Combine::Sum) line(depth + 1, names_[b] + " = " + names_[b] + " + axon_tv_sum(" + acc + ");");
-      else line(depth + 1, names_[b] + " = axon_tv_fold_" + (c == ir::Combine::Max ? "max" : "min") + "(" + names_[b] + ", " + acc + ");");
+      else {
+        line(depth + 1, names_[b] + " = axon_tv_fold_" + (c == ir::Combine::Max ? "max" : "min") + "(" + names_[b] + ", " + acc + ");");
+        line(depth + 1, "if (axon_tvm_any(axon_vnan_" + names_[b] + ")) " + names_[b] + " = NAN;");
+      }
     }
     line(depth + 1, "for (; " + var + " < " + ext + "; ++" + var + ") {");
     stmt(b0, depth + 2);
