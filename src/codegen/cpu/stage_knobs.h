@@ -4,8 +4,9 @@
 // and emit_cpu (codegen/cpu/emit_cpu.cpp).
 //
 /// Knobs of stage i are named "k<i>." + the choice: a Row stage has
-/// vec_axis, threads, row_block, unroll, and where they apply nt_store,
-/// row_group, prefetch_pass, stream_prefetch (docs/loop_ir.md);
+/// vec_axis, threads, row_block, unroll, tile, and where they apply
+/// nt_store, row_group, prefetch_pass, stream_prefetch (docs/loop_ir.md;
+/// tile 1: the stage as a tile program, docs/tile_ir.md);
 /// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch,pack_a,pack_b}
 /// (codegen/cpu/gemm.h), an Epilogue stage those and gemm.epilogue
 /// (codegen/cpu/gemm_epilogue.h); a Copy stage is a layout copy of the tile IR
