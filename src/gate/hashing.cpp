@@ -12,6 +12,41 @@ uint64_t fnv1a64(const void* data, size_t n) {
   return h;
 }
 
+namespace {
+
+constexpr uint64_t kOdd1 = 0x9e3779b97f4a7c15ull, kOdd2 = 0xc2b2ae3d27d4eb4full, kOdd3 = 0x165667b19e3779f9ull;
+
+uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+// One lane's step: the word scaled by an odd constant, folded in, rotated
+// and scaled again, so that every input bit reaches every output bit.
+uint64_t lane_step(uint64_t lane, uint64_t word) { return rotl(lane + word * kOdd2, 31) * kOdd1; }
+
+uint64_t avalanche(uint64_t h) {
+  h ^= h >> 33;
+  h *= kOdd2;
+  h ^= h >> 29;
+  h *= kOdd3;
+  return h ^ (h >> 32);
+}
+
+}  // namespace
+
+uint64_t fast_fingerprint(const void* data, size_t n) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  uint64_t lane[4] = {kOdd1, kOdd2, kOdd3, kOdd1 ^ kOdd3};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      lane[k] = lane_step(lane[k], w);
+    }
+  uint64_t h = rotl(lane[0], 1) + rotl(lane[1], 7) + rotl(lane[2], 12) + rotl(lane[3], 18) + n;
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;  // the last 0-31 bytes
+  return avalanche(h);
+}
+
 std::string hex64(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));

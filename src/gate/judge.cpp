@@ -458,7 +458,7 @@ class CallJudge {
     const auto& calls = run_.log.calls;
     for (size_t o = 0; o < g_.outputs.size(); ++o) {
       std::vector<uint64_t> hash;
-      for (const CallRecord& r : calls) hash.push_back(fnv1a64(r.outputs[o].data(), r.outputs[o].size()));
+      for (const CallRecord& r : calls) hash.push_back(fast_fingerprint(r.outputs[o].data(), r.outputs[o].size()));
       for (size_t k = 1; k < calls.size(); ++k) {
         if (calls[k].phase == Phase::Concurrent) continue;  // judged as not_reentrant
         for (size_t j = 0; j < k; ++j) {

@@ -16,6 +16,7 @@
 #include "frontend/spec.h"
 #include "gate/battery.h"
 #include "gate/gate.h"
+#include "gate/hashing.h"
 #include "gate/judge.h"
 #include "gate/report.h"
 #include "gate/roofline.h"
@@ -202,6 +203,26 @@ TEST(gate, FindsStaticMemoryAKernelKeepsBetweenCalls) {
                          "  for (int i = 0; i < 100; ++i) t_scratch[i] = v[i] * w[i] * kTable[i & 3];\n"
                          "  for (int i = 0; i < 100; ++i) y[i] = t_scratch[i];\n}\n")
                   .empty());
+}
+
+// The outputs' fingerprint groups equal bytes together; any one changed bit
+// (in each of the four lanes and in the tail) or another length moves it.
+TEST(gate, FastFingerprintTellsBuffersApart) {
+  std::vector<unsigned char> a(1000 + 13);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(i * 37 + 11);
+  const uint64_t h = gate::fast_fingerprint(a.data(), a.size());
+  std::vector<unsigned char> copy = a;
+  EXPECT_EQ(gate::fast_fingerprint(copy.data(), copy.size()), h);
+  std::set<uint64_t> seen = {h};
+  for (size_t byte : {size_t{0}, size_t{9}, size_t{17}, size_t{30}, size_t{500}, size_t{999}, size_t{1005}, a.size() - 1})
+    for (int bit : {0, 7}) {
+      std::vector<unsigned char> b = a;
+      b[byte] ^= static_cast<unsigned char>(1 << bit);
+      EXPECT_TRUE(seen.insert(gate::fast_fingerprint(b.data(), b.size())).second) << "byte " << byte << " bit " << bit;
+    }
+  EXPECT_NE(gate::fast_fingerprint(a.data(), a.size() - 1), h);
+  std::vector<unsigned char> zeros(64, 0), zeros_longer(96, 0);
+  EXPECT_NE(gate::fast_fingerprint(zeros.data(), zeros.size()), gate::fast_fingerprint(zeros_longer.data(), zeros_longer.size()));
 }
 
 TEST(gate, SourceScanSeesMacrosButNotSystemHeaders) {
