@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "support/diagnostic.h"
 #include "tile/print.h"
 
 namespace axon::tile {
@@ -412,5 +413,10 @@ class Verifier {
 }  // namespace
 
 std::vector<std::string> verify(const Kernel& k) { return Verifier(k).run(); }
+
+void require_well_formed(const Kernel& k, const std::string& what) {
+  std::vector<std::string> problems = verify(k);
+  if (!problems.empty()) throw InternalError(what + " is ill-formed: " + problems.front());
+}
 
 }  // namespace axon::tile

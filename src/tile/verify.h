@@ -27,4 +27,9 @@ namespace axon::tile {
 
 std::vector<std::string> verify(const Kernel& k);
 
+/// Throws InternalError naming `what` ("the GEMM's tile program") and the
+/// first problem when verify(k) finds any: a lowering that builds an
+/// ill-formed program is a bug in axon, never the user's.
+void require_well_formed(const Kernel& k, const std::string& what);
+
 }  // namespace axon::tile

@@ -123,8 +123,7 @@ tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a,
     });
   };
   tile::Kernel k = tile::lower_attention(attention_shape_of(a), s, extra, score, fn);
-  std::vector<std::string> problems = tile::verify(k);
-  if (!problems.empty()) throw InternalError("the attention's tile program is ill-formed: " + problems.front());
+  tile::require_well_formed(k, "the attention's tile program");
   return k;
 }
 

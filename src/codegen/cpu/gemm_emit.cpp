@@ -12,8 +12,7 @@ namespace axon::codegen {
 std::string emit_gemm_function(const GemmShape& g, const GemmSchedule& s, const target::Target& t,
                                const std::string& fn) {
   tile::Kernel k = tile::lower_gemm(g, s, fn);
-  std::vector<std::string> problems = tile::verify(k);
-  if (!problems.empty()) throw InternalError("the GEMM's tile program is ill-formed: " + problems.front());
+  tile::require_well_formed(k, "the GEMM's tile program");
   TileCppOptions o;
   o.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
   return print_tile_function(k, fn, o);

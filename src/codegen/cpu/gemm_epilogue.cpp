@@ -71,8 +71,7 @@ tile::Kernel epilogue_kernel(const ir::Graph& g, const loop::EpilogueGroup& e, c
     });
   };
   tile::Kernel k = tile::lower_gemm(gemm_shape_of(e.gemm), s, fn, &ep);
-  std::vector<std::string> problems = tile::verify(k);
-  if (!problems.empty()) throw InternalError("the GEMM epilogue's tile program is ill-formed: " + problems.front());
+  tile::require_well_formed(k, "the GEMM epilogue's tile program");
   return k;
 }
 
