@@ -45,10 +45,7 @@ GemmEpilogue bias_tanh_gate(const GemmShape& g) {
 
 GemmSchedule sched(int mr, int nr, int64_t kc, int64_t mc, int64_t nc, int threads, bool pack_a, bool pack_b,
                    int epilogue) {
-  GemmSchedule s;
-  s.mr = mr, s.nr = nr, s.kc = kc, s.mc = mc, s.nc = nc, s.threads = threads, s.pack_a = pack_a, s.pack_b = pack_b;
-  s.epilogue = epilogue;
-  return s;
+  return test::gemm_schedule(mr, nr, kc, mc, nc, threads, pack_a, pack_b, epilogue);
 }
 
 void check(const GemmShape& g, const GemmSchedule& s, const std::string& what) {
@@ -58,24 +55,14 @@ void check(const GemmShape& g, const GemmSchedule& s, const std::string& what) {
   // Buffers: A, B, C, then the epilogue's inputs as params 2 and 3.
   ASSERT_EQ(k.buffers[3].param, 2);
   ASSERT_EQ(k.buffers[4].param, 3);
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  std::vector<ir::Tensor> in(4);
-  const int ids[4] = {0, 1, 3, 4};
-  for (int i = 0; i < 4; ++i) {
-    in[i].type = ir::Type{ir::DType::F32, k.buffers[ids[i]].shape};
-    in[i].data.resize(k.buffers[ids[i]].numel());
-    for (double& x : in[i].data) x = dist(rng);
-  }
+  std::vector<ir::Tensor> in = test::random_inputs(k, {0, 1, 3, 4}, 11);
   std::vector<ir::Tensor> out = interpret(k, in);
   ASSERT_EQ(out.size(), 1u);
   int bad = 0;
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t m = 0; m < g.M; ++m)
       for (int64_t n = 0; n < g.N; ++n) {
-        double c = 0;
-        for (int64_t l = 0; l < g.K; ++l)
-          c += in[0].data[b * g.a_batch + m * g.a_m + l * g.a_k] * in[1].data[b * g.b_batch + l * g.b_k + n * g.b_n];
+        const double c = test::gemm_product(g, in[0], in[1], b, m, n);
         const double want = std::tanh(c + in[2].data[n]) * in[3].data[(b * g.M + m) * g.N + n];
         const double got = out[0].data[b * g.c_batch + m * g.c_m + n * g.c_n];
         if (!(std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want))) && bad++ < 3)

@@ -36,31 +36,20 @@ GemmShape shape(int64_t batch, int64_t M, int64_t N, int64_t K, bool ta = false,
 }
 
 GemmSchedule sched(int mr, int nr, int64_t kc, int64_t mc, int64_t nc, int threads, bool pack_a, bool pack_b) {
-  GemmSchedule s;
-  s.mr = mr, s.nr = nr, s.kc = kc, s.mc = mc, s.nc = nc, s.threads = threads, s.pack_a = pack_a, s.pack_b = pack_b;
-  return s;
+  return test::gemm_schedule(mr, nr, kc, mc, nc, threads, pack_a, pack_b);
 }
 
 void check(const GemmShape& g, const GemmSchedule& s, const std::string& what) {
   Kernel k = lower_gemm(g, s);
   ASSERT_EQ(problems_text(verify(k)), "") << what;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  std::vector<ir::Tensor> in(2);
-  for (int i = 0; i < 2; ++i) {
-    in[i].type = ir::Type{ir::DType::F32, k.buffers[i].shape};
-    in[i].data.resize(k.buffers[i].numel());
-    for (double& x : in[i].data) x = dist(rng);
-  }
+  std::vector<ir::Tensor> in = test::random_inputs(k, {0, 1}, 7);
   std::vector<ir::Tensor> out = interpret(k, in);
   ASSERT_EQ(out.size(), 1u);
   int bad = 0;
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t m = 0; m < g.M; ++m)
       for (int64_t n = 0; n < g.N; ++n) {
-        double want = 0;
-        for (int64_t l = 0; l < g.K; ++l)
-          want += in[0].data[b * g.a_batch + m * g.a_m + l * g.a_k] * in[1].data[b * g.b_batch + l * g.b_k + n * g.b_n];
+        const double want = test::gemm_product(g, in[0], in[1], b, m, n);
         double got = out[0].data[b * g.c_batch + m * g.c_m + n * g.c_n];
         if (!(std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want))) && bad++ < 3)
           ADD_FAILURE() << what << ": C[" << b << "][" << m << "][" << n << "] = " << got << ", want " << want;

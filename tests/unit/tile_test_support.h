@@ -1,9 +1,17 @@
 // Shared by the tile IR's tests: the verifier's problems as one text, so
-// that EXPECT_EQ(problems_text(verify(k)), "") prints them all on failure.
+// that EXPECT_EQ(problems_text(verify(k)), "") prints them all on failure;
+// random inputs for a kernel's buffers; a GEMM schedule in one line; the
+// float64 product a GEMM shape describes, element by element.
 #pragma once
 
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "ir/tensor.h"
+#include "tile/kernel.h"
+#include "tile/lower_gemm.h"
 
 namespace axon::test {
 
@@ -11,6 +19,39 @@ inline std::string problems_text(const std::vector<std::string>& problems) {
   std::string s;
   for (const std::string& p : problems) s += p + "\n";
   return s;
+}
+
+/// One f32 tensor per id in `buffers` (of k.buffers), uniform in [-1, 1)
+/// from `seed`, in that order: the interpreter's inputs.
+inline std::vector<ir::Tensor> random_inputs(const tile::Kernel& k, const std::vector<int>& buffers, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  std::vector<ir::Tensor> in(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const tile::Buffer& b = k.buffers[static_cast<size_t>(buffers[i])];
+    in[i].type = ir::Type{ir::DType::F32, b.shape};
+    in[i].data.resize(static_cast<size_t>(b.numel()));
+    for (double& x : in[i].data) x = dist(rng);
+  }
+  return in;
+}
+
+inline tile::GemmSchedule gemm_schedule(int mr, int nr, int64_t kc, int64_t mc, int64_t nc, int threads, bool pack_a,
+                                        bool pack_b, int epilogue = 1) {
+  tile::GemmSchedule s;
+  s.mr = mr, s.nr = nr, s.kc = kc, s.mc = mc, s.nc = nc, s.threads = threads, s.pack_a = pack_a, s.pack_b = pack_b;
+  s.epilogue = epilogue;
+  return s;
+}
+
+/// C[b][m][n] of A . B in float64, reading A and B through g's strides.
+inline double gemm_product(const tile::GemmShape& g, const ir::Tensor& A, const ir::Tensor& B, int64_t b, int64_t m,
+                           int64_t n) {
+  double c = 0;
+  for (int64_t l = 0; l < g.K; ++l)
+    c += A.data[static_cast<size_t>(b * g.a_batch + m * g.a_m + l * g.a_k)] *
+         B.data[static_cast<size_t>(b * g.b_batch + l * g.b_k + n * g.b_n)];
+  return c;
 }
 
 }  // namespace axon::test
