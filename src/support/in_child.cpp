@@ -1,6 +1,7 @@
 // in_child: fork, run, send the result through a pipe; contract in in_child.h.
 #include "support/in_child.h"
 
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,20 @@ std::string signal_text(int sig) {
   return "signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : std::string());
 }
 
+// A kernel that axon loaded into this process may have run an OpenMP
+// parallel region from this thread: libgomp then keeps a pool of worker
+// threads that fork does not copy, and the child's next parallel region
+// waits for them forever. Releasing the pool first (OpenMP 5's
+// omp_pause_resource_all) lets the child start its own. libgomp is looked
+// up only if a kernel already loaded it; axon itself does not link it.
+void release_openmp_threads() {
+  void* gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (!gomp) return;
+  using Pause = int (*)(int);
+  if (auto pause = reinterpret_cast<Pause>(dlsym(gomp, "omp_pause_resource_all"))) pause(2 /* omp_pause_hard */);
+  dlclose(gomp);  // drops only the reference RTLD_NOLOAD took
+}
+
 }  // namespace
 
 ChildResult in_child(const std::function<std::string()>& work) {
@@ -42,6 +57,7 @@ ChildResult in_child(const std::function<std::string()>& work) {
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
+  release_openmp_threads();
   pid_t pid = fork();
   if (pid < 0) {
     r.how = std::string("could not fork: ") + std::strerror(errno);

@@ -10,9 +10,10 @@
 //   threw               ok = false, how = "exit 3", value = the exception's what()
 //   killed by a signal  ok = false, how = "signal 11 (SIGSEGV)", value = what it sent (nothing)
 //   could not fork      ok = false, how = "could not fork: <reason>"
-// Requires: no other thread of the caller holds a lock work() needs, and the
-// caller has run no OpenMP parallel region (GNU libgomp's thread pool does
-// not survive a fork); the child inherits signal handlers, open files and
+// Requires: no other thread of the caller holds a lock work() needs, and no
+// other thread runs OpenMP parallel regions (GNU libgomp's thread pool does
+// not survive a fork; the calling thread's pool is released before it, so
+// the child can start its own); the child inherits signal handlers, open files and
 // the environment. What work() writes to stdout or stderr reaches the
 // caller's stdout and stderr (the caller's buffered output is flushed before
 // the fork).
