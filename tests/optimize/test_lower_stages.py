@@ -47,7 +47,13 @@ def test_bias_and_gelu_are_the_gemm_epilogue():
 
 def test_copies_loops_and_row_kernels():
     assert "copy " in stages("s8_transpose")["stage 0 (copy)"]
-    assert "knob tile 0, not a tile program" in stages("s2_softmax")["the whole graph (row)"]
+    # A row stage is its tile program by default; the row kernel (knob tile 0) is no tile program.
+    assert "vectorized" in stages("s2_softmax")["the whole graph (loops)"]
+    r = run_axon(["lower", WORKLOADS / "s2_softmax.py", "--pipeline", "stages", "--json", "--schedule",
+                  json.dumps({"k0.tile": 0})])
+    assert r.returncode == EXIT_OK, r.stderr
+    got = {s["stage"]: s["program"] for s in json.loads(r.stdout)["stages"]}
+    assert "knob tile 0, not a tile program" in got["the whole graph (row)"]
 
 
 def test_a_row_stage_at_tile_1_is_its_tile_program():

@@ -285,6 +285,7 @@ TEST(cpu_codegen, rowGroupsOfEverySizeWithShortLastGroups) {
           if (vec == 0 && group != 4) continue;  // scalar code: one group size is enough
           s["k0.vec_axis"] = vec;
           s["k0.row_group"] = group;
+          s["k0.tile"] = 0;  // row groups are the row kernel's
           // The later passes fetch the next group's rows: the last of them here, none with one row.
           const bool prefetch = s.count("k0.prefetch_pass") && group > 1;
           if (s.count("k0.prefetch_pass")) s["k0.prefetch_pass"] = prefetch ? sp.find("k0.prefetch_pass")->values.back() : 0;
@@ -330,7 +331,7 @@ TEST(cpu_codegen, streamedRowsAreFencedOncePerThreadAfterTheLoop) {
   schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, host()));
   for (int threads : {1, 2})
     for (int group : {1, 8}) {
-      s["k0.nt_store"] = 1, s["k0.threads"] = threads, s["k0.row_group"] = group;
+      s["k0.nt_store"] = 1, s["k0.threads"] = threads, s["k0.row_group"] = group, s["k0.tile"] = 0;
       ASSERT_EQ(schedule::why_illegal(g, s, host()), "");
       std::string src = codegen::emit_cpu(g, s, host()).source;
       std::string what = std::to_string(threads) + " threads, row group " + std::to_string(group);
@@ -359,6 +360,7 @@ TEST(cpu_codegen, expOfAScaledValueIsExp2WithTheScaleFolded) {
       "    return np.exp(X * -1.5) + np.exp(X * np.max(X, axis=-1, keepdims=True)), np.exp(-X)\n");
   for (const auto& t : targets()) {
     schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+    s["k0.tile"] = 0;  // the row kernel (tileExpOfAScaledValueIsExp2WithTheScaleFolded: the tile program)
     const std::string src = codegen::emit_cpu(g, s, t).source;
     const std::string what = std::to_string(t.isa.vector_bits()) + "-bit";
     const std::string body = src.substr(src.find("extern \"C\" void f("));
@@ -430,7 +432,7 @@ TEST(cpu_codegen, nonTemporalPrefetchIsInTheMemoryPassOnly) {
           if (group > 1 && !grouped) continue;
           for (int64_t ahead : {int64_t{0}, knob->values.back()}) {
             schedule::Schedule s = schedule::default_schedule(sp);
-            s["k0.vec_axis"] = vec, s["k0.stream_prefetch"] = ahead;
+            s["k0.vec_axis"] = vec, s["k0.stream_prefetch"] = ahead, s["k0.tile"] = 0;
             if (grouped) s["k0.row_group"] = group;
             if (s.count("k0.prefetch_pass")) s["k0.prefetch_pass"] = 0;
             const std::string what = std::string(cs.body) + " at " + std::to_string(t.isa.vector_bits()) + " " +
@@ -572,6 +574,7 @@ TEST(cpu_codegen, avx512KernelsCompileOnEveryHost) {
       schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
       s["k0.unroll"] = unroll;
       s["k0.row_group"] = group;
+      s["k0.tile"] = 0;  // the row kernel's tuples (the tile program's: below)
       const std::string what = "AVX-512, unroll " + std::to_string(unroll) + ", row group " + std::to_string(group);
       ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
       codegen::KernelSource k = codegen::emit_cpu(g, s, t);
@@ -583,6 +586,22 @@ TEST(cpu_codegen, avx512KernelsCompileOnEveryHost) {
       EXPECT_NO_THROW(so = runtime::compile_shared(k, co)) << what;
       if (runs && !so.empty()) test::expect_correct(g, s, t, what, 3);
     }
+  // The tile program (the default): its vector loops, tuples and chained
+  // reductions in AVX-512 too.
+  for (int unroll : {1, 2, 4}) {
+    schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+    ASSERT_EQ(s.at("k0.tile"), 1);
+    s["k0.unroll"] = unroll;
+    const std::string what = "AVX-512 tile program, unroll " + std::to_string(unroll);
+    codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+    EXPECT_NE(k.source.find("_mm512_"), std::string::npos) << what;
+    EXPECT_EQ(k.source.find("axon_tt_load<") != std::string::npos, unroll > 1) << what;
+    runtime::CompileOptions co;
+    co.flags = codegen::cpu_compile_flags(t, true);
+    std::string so;
+    EXPECT_NO_THROW(so = runtime::compile_shared(k, co)) << what;
+    if (runs && !so.empty()) test::expect_correct(g, s, t, what, 3);
+  }
 }
 
 TEST(cpu_codegen, whyIllegalNamesTheKnob) {

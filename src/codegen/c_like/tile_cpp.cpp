@@ -97,7 +97,7 @@ VScalar cast_to(DType to, const VScalar& a) {
 const char* kVectorHelpers = R"(
 #ifndef AXON_TILE_VECTOR_HELPERS
 #define AXON_TILE_VECTOR_HELPERS
-typedef AXON_TV_NATIVE axon_tv;  // __m256 or __m512: the vector math takes it as it is
+typedef AXON_TV_NATIVE axon_tv;  // the target's native vector type: the vector math takes it as it is
 static inline axon_tv axon_tv_splat(float c) { axon_tv r = {}; return r + c; }
 static inline axon_tv axon_tv_load(const float* p) { axon_tv r; __builtin_memcpy(&r, p, sizeof r); return r; }
 static inline void axon_tv_store(float* p, axon_tv x) { __builtin_memcpy(p, &x, sizeof x); }

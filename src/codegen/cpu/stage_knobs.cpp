@@ -47,7 +47,7 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
     knobs.push_back({p + "nt_store", {0, 1}, "1: streaming (non-temporal) stores of row outputs"});
   if (k.leads_with_reduction)
     knobs.push_back({p + "row_group", {4, 1, 2, 8}, "rows whose first reduction is one interleaved pass"});
-  knobs.push_back({p + "tile", {0, 1}, "0: the row kernel; 1: the tile IR's loops kernel"});
+  knobs.push_back({p + "tile", {1, 0}, "1: the tile IR's loops kernel; 0: the row kernel"});
   if (k.passes() >= 2 && t.isa.vector_bits() > 0) {
     // Later passes compute from cache while memory idles: one of them can
     // fetch the next rows meanwhile.
@@ -112,7 +112,7 @@ double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, co
 
 bool row_stage_as_tile(const schedule::Schedule& s, const std::string& p) {
   auto it = s.find(p + "tile");
-  return it != s.end() && it->second == 1;
+  return it == s.end() || it->second != 0;
 }
 
 namespace {

@@ -36,8 +36,8 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
 /// Missing knobs take their defaults.
 RowKernelOptions row_stage_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix);
 double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, const target::Target& t);
-/// Whether a Row stage's knob `tile` asks for the tile IR's loops kernel
-/// instead of the row kernel (0 or missing: the row kernel).
+/// Whether a Row stage is the tile IR's loops kernel (its knob `tile` 1 or
+/// missing) rather than the row kernel (`tile` 0).
 bool row_stage_as_tile(const schedule::Schedule& s, const std::string& prefix);
 /// The loops pipeline's options for a Row stage lowered as a tile program:
 /// the row knobs' threads, vec_axis (vectorize) and stream_prefetch
