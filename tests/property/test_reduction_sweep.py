@@ -212,7 +212,7 @@ def test_optimized_kernels_within_budget(case, tmp_path, record_property):
     assert math.isfinite(worst) and worst <= 1.0, (case, worst)
 
 
-ROW_KERNEL_VEC_AXIS_0 = {"k0.row_block": 0, "k0.row_group": 1, "k0.stream_prefetch": 4096, "k0.threads": 2,
+ROW_KERNEL_VEC_AXIS_0 = {"k0.row_block": 0, "k0.row_group": 1, "k0.stream_prefetch": 4096, "k0.threads": 2, "k0.tile": 0,
                          "k0.unroll": 1, "k0.vec_axis": 0}
 
 
