@@ -1,5 +1,6 @@
 #include "tile/lower_attention.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "tile/masked_blocks.h"
@@ -26,6 +27,12 @@ Stmt loop(const std::string& var, const Index& extent, Stmt body, LoopKind kind 
 }
 
 }  // namespace
+
+int64_t key_ranges(int64_t key_blocks, int64_t splits, int64_t* per) {
+  splits = std::max<int64_t>(1, std::min(splits, key_blocks));
+  *per = (key_blocks + splits - 1) / splits;
+  return (key_blocks + *per - 1) / *per;
+}
 
 Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
                        const ScoreFn& score, const std::string& name) {
@@ -55,6 +62,15 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   auto load = [&](int b, std::vector<Index> idx) { return Value::load(b, std::move(idx), F); };
 
   const Index row0 = v("qb") * c(bq);  // first query row of the block
+  // Key blocks: range p holds blocks p per .. p per + min(per, nb - p per) - 1;
+  // kb counts the range's blocks, kg = p per + kb is the block of the batch.
+  const int64_t nb = a.N / bk;
+  int64_t per = nb;
+  const int64_t ranges = key_ranges(nb, s.splits, &per);
+  const bool split = ranges > 1;
+  const Index first = split ? v("p") * c(per) : c(0);
+  const Index kg = first + v("kb");
+  const Index range_blocks = split ? min(c(per), c(nb) - first) : c(nb);
   Stmt init = loop("i", c(bq), Stmt::seq({Stmt::store(mrow, {v("i")}, minus_inf),
                                           Stmt::store(lrow, {v("i")}, f32(0)),
                                           loop("e", c(a.Dv), Stmt::store(Oacc, {v("i"), v("e")}, f32(0)), LoopKind::Vectorized)}));
@@ -67,9 +83,9 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
     // K^T by key blocks: block kb is a D x bk panel, its rows bk apart
     // (rows N apart would be 4 KiB apart for N = 1024 and share L1 sets),
     // so that the score product's B panels have a unit stride.
-    Kt = k.add_buffer({"Kt", F, {a.N / bk, a.D, bk}, Scope::Scratch});
-    transpose = loop("kb", c(a.N / bk), loop("j", c(bk), loop("d", c(a.D), Stmt::store(Kt, {v("kb"), v("d"), v("j")},
-        load(K, {v("b") * c(a.k_batch) + (v("kb") * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)})))));
+    Kt = k.add_buffer({"Kt", F, {per, a.D, bk}, Scope::Scratch});
+    transpose = loop("kb", range_blocks, loop("j", c(bk), loop("d", c(a.D), Stmt::store(Kt, {v("kb"), v("d"), v("j")},
+        load(K, {v("b") * c(a.k_batch) + (kg * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)})))));
     scores = loop("ir", c(bq / MR), loop("jr", c(bk / NR), Stmt::matmul(
         View{S, v("ir") * c(MR * bk) + v("jr") * c(NR), {bk, 1}},
         View{Q, v("b") * c(a.q_batch) + (row0 + v("ir") * c(MR)) * c(a.q_m), {a.q_m, a.q_k}},
@@ -78,7 +94,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
     // S[i, j] = Q[b, row0 + i, :] . K[b, kb bk + j, :], a vector dot product.
     const int dot = k.add_buffer({"dot", F, {}, Scope::Register});
     Value qd = load(Q, {v("b") * c(a.q_batch) + (row0 + v("i")) * c(a.q_m) + v("d") * c(a.q_k)});
-    Value kd = load(K, {v("b") * c(a.k_batch) + (v("kb") * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)});
+    Value kd = load(K, {v("b") * c(a.k_batch) + (kg * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)});
     Stmt acc = loop("d", c(a.D), Stmt::accumulate(dot, {}, ir::Combine::Sum, apply(ir::Op::Mul, {qd, kd})), LoopKind::Vectorized);
     scores = loop("i", c(bq), loop("j", c(bk), Stmt::seq({Stmt::alloc(dot), Stmt::store(dot, {}, f32(0)), acc,
                                                          Stmt::store(S, {v("i"), v("j")}, load(dot, {}))})));
@@ -86,7 +102,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
 
   // The score the softmax takes at row i, column j of the block.
   auto X = [&]() {
-    return score({v("b"), row0 + v("i"), v("kb") * c(bk) + v("j")}, load(S, {v("i"), v("j")}), extras);
+    return score({v("b"), row0 + v("i"), kg * c(bk) + v("j")}, load(S, {v("i"), v("j")}), extras);
   };
   Stmt row_max = loop("j", c(bk), Stmt::accumulate(mx, {}, ir::Combine::Max, X()), LoopKind::Vectorized);
   Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {X(), load(ms, {})})})),
@@ -110,22 +126,36 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   Stmt values = loop("ir", c(bq / MR), loop("jr", c(a.Dv / NR), Stmt::matmul(
       View{Oacc, v("ir") * c(MR * a.Dv) + v("jr") * c(NR), {a.Dv, 1}},
       View{S, v("ir") * c(MR * bk), {bk, 1}},
-      View{V, v("b") * c(a.v_batch) + v("kb") * c(bk * a.v_k) + v("jr") * c(NR * a.v_n), {a.v_k, a.v_n}},
+      View{V, v("b") * c(a.v_batch) + kg * c(bk * a.v_k) + v("jr") * c(NR * a.v_n), {a.v_k, a.v_n}},
       c(MR), c(NR), c(bk), c(1))));
 
-  Stmt finish = loop("i", c(bq), loop("e", c(a.Dv), Stmt::store(OUT,
-      {v("b") * c(a.o_batch) + (row0 + v("i")) * c(a.o_m) + v("e") * c(a.o_n)},
-      apply(ir::Op::Div, {load(Oacc, {v("i"), v("e")}), load(lrow, {v("i")})})), LoopKind::Vectorized));
+  // The block's rows done: the output, or this range's partials.
+  int Pm = -1, Pl = -1, PO = -1;
+  Stmt finish;
+  if (!split) {
+    finish = loop("i", c(bq), loop("e", c(a.Dv), Stmt::store(OUT,
+        {v("b") * c(a.o_batch) + (row0 + v("i")) * c(a.o_m) + v("e") * c(a.o_n)},
+        apply(ir::Op::Div, {load(Oacc, {v("i"), v("e")}), load(lrow, {v("i")})})), LoopKind::Vectorized));
+  } else {
+    Pm = k.add_buffer({"Pm", F, {a.batch, ranges, a.M}, Scope::Memory});
+    Pl = k.add_buffer({"Pl", F, {a.batch, ranges, a.M}, Scope::Memory});
+    PO = k.add_buffer({"PO", F, {a.batch, ranges, a.M, a.Dv}, Scope::Memory});
+    finish = loop("i", c(bq), Stmt::seq({
+        Stmt::store(Pm, {v("b"), v("p"), row0 + v("i")}, load(mrow, {v("i")})),
+        Stmt::store(Pl, {v("b"), v("p"), row0 + v("i")}, load(lrow, {v("i")})),
+        loop("e", c(a.Dv), Stmt::store(PO, {v("b"), v("p"), row0 + v("i"), v("e")}, load(Oacc, {v("i"), v("e")})),
+             LoopKind::Vectorized)}));
+  }
 
   // Key blocks that the score masks wholly (those above the diagonal of a
   // causal mask) add exp(-inf) = 0 to every sum: they are left out.
-  Index key_blocks = c(a.N / bk);
+  Index key_blocks = range_blocks;
   std::string skipping;
-  const std::map<std::string, Interval> ranges = {{"b", {0, a.batch - 1}}, {"q_row", {0, a.M - 1}}, {"k_col", {0, a.N - 1}}};
+  const std::map<std::string, Interval> ranges_of = {{"b", {0, a.batch - 1}}, {"q_row", {0, a.M - 1}}, {"k_col", {0, a.N - 1}}};
   if (std::optional<AffineMask> m = affine_mask(score({v("b"), v("q_row"), v("k_col")}, load(S, {c(0), c(0)}), extras),
-                                                "q_row", "k_col", ranges))
-    if (std::optional<Index> n = key_blocks_needed(*m, v("qb"), bq, bk, a.N / bk)) {
-      key_blocks = *n;
+                                                "q_row", "k_col", ranges_of))
+    if (std::optional<Index> n = key_blocks_needed(*m, v("qb"), bq, bk, nb)) {
+      key_blocks = split ? min(c(per), *n - first) : *n;
       skipping = "; key blocks the mask covers wholly are skipped";
     }
   Stmt block = loop("qb", c(a.M / bq), Stmt::seq({init, loop("kb", key_blocks, Stmt::seq({scores, softmax, values})), finish}));
@@ -134,11 +164,44 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
     if (b >= 0) per_batch.push_back(Stmt::alloc(b));
   if (transpose.defined()) per_batch.push_back(transpose);
   per_batch.push_back(block);
-  Stmt batch = Stmt::loop("b", c(a.batch), s.threads > 1 ? LoopKind::Parallel : LoopKind::Serial,
-                          Stmt::seq(std::move(per_batch)), s.threads);
-  k.body = Stmt::seq({Stmt::comment("softmax(score(Q . K^T)) . V, online over key blocks of " + std::to_string(bk) +
-                                    ", query blocks of " + std::to_string(bq) + skipping),
-                      batch});
+  const LoopKind outer = s.threads > 1 ? LoopKind::Parallel : LoopKind::Serial;
+  Stmt work = Stmt::seq(std::move(per_batch));
+  if (split) work = Stmt::loop("p", c(ranges), outer, std::move(work), s.threads);
+  Stmt batch = Stmt::loop("b", c(a.batch), outer, std::move(work), s.threads);
+  std::string what = "softmax(score(Q . K^T)) . V, online over key blocks of " + std::to_string(bk) +
+                     ", query blocks of " + std::to_string(bq) + skipping;
+  if (!split) {
+    k.body = Stmt::seq({Stmt::comment(what), batch});
+    return fold_indices(k);
+  }
+
+  // The combine: per row, the ranges' partials merged in order with the
+  // online softmax's rescale, then divided by the row's sum.
+  const int Oc = k.add_buffer({"Oc", F, {a.Dv}, Scope::Scratch});
+  const int gm = k.add_buffer({"gm", F, {}, Scope::Register});
+  const int gl = k.add_buffer({"gl", F, {}, Scope::Register});
+  const int beta = k.add_buffer({"beta", F, {}, Scope::Register});
+  Value part_m = load(Pm, {v("b"), v("p"), v("i")});
+  Stmt step = loop("p", c(ranges), Stmt::seq({
+      Stmt::alloc(mx), Stmt::store(mx, {}, apply(ir::Op::Maximum, {load(gm, {}), part_m})),
+      Stmt::alloc(ms), Stmt::store(ms, {}, apply(ir::Op::Select, {Value::apply(compare_eq, {load(mx, {}), minus_inf}), f32(0), load(mx, {})})),
+      Stmt::alloc(alpha), Stmt::store(alpha, {}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {load(gm, {}), load(ms, {})})})),
+      Stmt::alloc(beta), Stmt::store(beta, {}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {part_m, load(ms, {})})})),
+      Stmt::rescale(gl, {}, load(alpha, {}), apply(ir::Op::Mul, {load(Pl, {v("b"), v("p"), v("i")}), load(beta, {})})),
+      loop("e", c(a.Dv), Stmt::rescale(Oc, {v("e")}, load(alpha, {}),
+           apply(ir::Op::Mul, {load(PO, {v("b"), v("p"), v("i"), v("e")}), load(beta, {})})), LoopKind::Vectorized),
+      Stmt::store(gm, {}, load(mx, {}))}));
+  Stmt row = loop("i", c(a.M), Stmt::seq({
+      Stmt::alloc(gm), Stmt::store(gm, {}, minus_inf), Stmt::alloc(gl), Stmt::store(gl, {}, f32(0)),
+      loop("e", c(a.Dv), Stmt::store(Oc, {v("e")}, f32(0)), LoopKind::Vectorized),
+      step,
+      loop("e", c(a.Dv), Stmt::store(OUT, {v("b") * c(a.o_batch) + v("i") * c(a.o_m) + v("e") * c(a.o_n)},
+           apply(ir::Op::Div, {load(Oc, {v("e")}), load(gl, {})})), LoopKind::Vectorized)}));
+  Stmt combine = Stmt::loop("b", c(a.batch), outer, Stmt::seq({Stmt::alloc(Oc), row}), s.threads);
+  k.body = Stmt::seq({Stmt::comment(what + "; split-KV: " + std::to_string(ranges) + " ranges of " + std::to_string(per) +
+                                    " key blocks, then their partials combined"),
+                      Stmt::alloc(Pm), Stmt::alloc(Pl), Stmt::alloc(PO), batch, Stmt::comment("combine the ranges"),
+                      combine, Stmt::free(PO), Stmt::free(Pl), Stmt::free(Pm)});
   return fold_indices(k);
 }
 

@@ -23,6 +23,18 @@
 ///         O += S . V[b, kb..]                       (matmuls on register tiles)
 ///       out[b, qb.., :] = O / l
 ///
+/// With splits > 1 the key blocks of a batch are cut into ranges r, and
+/// (b, r) is the parallel loop; each range keeps m, l, O as above over its
+/// blocks only and stores them as partials (memory, [batch, ranges, M..]);
+/// then per row, over the ranges in order:
+///
+///       mx = max(m, m_r); ms = mx, or 0 while mx = -inf
+///       alpha = exp(m - ms); beta = exp(m_r - ms)
+///       l = l alpha + l_r beta; O = O alpha + O_r beta; m = mx     (Rescale)
+///       out = O / l
+///
+/// the online softmax's step with a whole range in place of a key block.
+///
 /// which equals softmax over the whole row because exp(x - m') = exp(x - m)
 /// exp(m - m') and the division by the row sum commutes with the product by
 /// V (the online-softmax rewrite). The sums run in a different order than
@@ -62,7 +74,18 @@ struct AttentionSchedule {
   /// row (no packing: for few query rows, as in decoding, where packing K
   /// would cost as much as reading it).
   bool transpose_k = true;
+  /// Split-KV: each batch's key blocks are cut into `splits` ranges of
+  /// ceil(blocks / splits) blocks (fewer ranges when the last would be
+  /// empty), each with its own running max, sum and partial output, the
+  /// (batch, range) pairs shared by the threads; a combine step then
+  /// merges a row's partials with the same rescale the online softmax
+  /// uses. 1: no split. Legal for any count >= 1 and any thread count.
+  int splits = 1;
 };
+
+/// The number of key ranges `s.splits` gives for `key_blocks` blocks, and
+/// the blocks in each range but the last (*per).
+int64_t key_ranges(int64_t key_blocks, int64_t splits, int64_t* per);
 
 /// score(b, i, j, s, extra): the score the softmax takes at (b, i, j) from
 /// s, the Value of (Q . K^T)[b, i, j], reading the extra inputs (their

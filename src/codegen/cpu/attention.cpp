@@ -53,9 +53,16 @@ std::vector<schedule::Knob> attention_knobs(const loop::AttentionGroup& a, const
   k.push_back({p + "bk", dividing({64, 128, 256, 512}, s.N, nr), "key rows per block"});
   std::vector<int64_t> threads;
   for (int64_t n = std::max(1, t.cores); n >= 1; n = n > 1 ? n / 2 : 0) threads.push_back(n);
-  k.push_back({p + "threads", threads, "OpenMP threads over the batch"});
+  k.push_back({p + "threads", threads, "OpenMP threads over the batch (and the key ranges of attn.split)"});
   k.push_back({p + "kt", s.M >= 32 ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1},
                "1: K^T packed and the scores register-tiled; 0: dot products"});
+  // Split-KV: key ranges per batch. With fewer batches than cores (decode)
+  // splitting first; any count is legal (tile/lower_attention.h).
+  std::vector<int64_t> splits;
+  for (int64_t n : {1, 2, 4, 8, 16, 32})
+    if (n == 1 || n <= s.N / 64) splits.push_back(n);
+  if (s.batch < std::max(1, t.cores) && splits.size() > 1) std::swap(splits[0], splits[1]);
+  k.push_back({p + "split", splits, "key ranges per batch, each with its own max, sum and partial output, then combined"});
   return k;
 }
 
@@ -71,6 +78,7 @@ tile::AttentionSchedule attention_schedule_from(const loop::AttentionGroup& a, c
     if (name == "bk") s.bk = v;
     if (name == "threads") s.threads = static_cast<int>(v);
     if (name == "kt") s.transpose_k = v != 0;
+    if (name == "split") s.splits = static_cast<int>(v);
   }
   return s;
 }
@@ -83,6 +91,7 @@ std::string attention_why_illegal(const loop::AttentionGroup& a, const tile::Att
     return "attn.bk = " + std::to_string(s.bk) + " must divide N = " + std::to_string(sh.N) + " in whole register tiles";
   if (sh.Dv % s.nr != 0) return "the value width " + std::to_string(sh.Dv) + " is not a whole number of register tiles";
   if (s.threads < 1) return "attn.threads must be at least 1";
+  if (s.splits < 1) return "attn.split must be at least 1";
   return "";
 }
 
@@ -90,12 +99,24 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
   const tile::AttentionShape sh = attention_shape_of(a);
   const double lane_peak = t.peaks.fma_gflops_all > 0 ? t.peaks.fma_gflops_all / std::max(1, t.cores)
                                                       : (t.peaks.fma_gflops_1t > 0 ? t.peaks.fma_gflops_1t : 50);
-  const double peak = lane_peak * std::min(s.threads, std::max(1, t.cores)) * 1e9;
+  // The (batch, key range) pairs shared by the threads: a thread with one
+  // more than another leaves its core idle for the difference.
+  int64_t per = 0;
+  const int64_t items = sh.batch * tile::key_ranges(sh.N / std::max<int64_t>(1, s.bk), s.splits, &per);
+  const int64_t used = std::min<int64_t>(s.threads, std::max(1, t.cores));
+  const double busy = static_cast<double>(items) / static_cast<double>((items + used - 1) / used * used);
+  const double peak = lane_peak * static_cast<double>(used) * busy * 1e9;
   const double flops = 2.0 * sh.batch * sh.M * sh.N * (sh.D + sh.Dv);
   // Two passes of exp and arithmetic over every score, about 16 flops each.
   const double softmax = 16.0 * sh.batch * sh.M * sh.N;
   // Dot products use a quarter of the register tile's throughput.
-  return (flops * (s.transpose_k ? 1.0 : 2.5) + softmax) / (0.7 * peak);
+  const double compute = (flops * (s.transpose_k ? 1.0 : 2.5) + softmax) / (0.7 * peak);
+  // K and V streamed once per query block (once when K is V), and K^T
+  // written and read again when packed.
+  const double bandwidth = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20) * 1e9 * busy;
+  const double blocks = static_cast<double>(sh.M / std::max<int64_t>(1, s.bq));
+  const double bytes = 4.0 * sh.batch * sh.N * (blocks * (sh.D + sh.Dv) + (s.transpose_k ? 2.0 * sh.D : 0.0));
+  return compute + bytes / bandwidth;
 }
 
 tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
