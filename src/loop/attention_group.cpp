@@ -130,12 +130,33 @@ void fuse_attention_groups(const Graph& g, Partition* p) {
     // in the kernel, where the lowering can see which blocks it masks; a
     // stage that only produced it for this row goes.
     std::set<size_t> gone = {q, r};
+    // A second product over the same scores' indices, read by the score
+    // alone (MLA's q_pe . k_pe^T), is computed in the kernel.
+    for (size_t i = 0; i < row.inputs.size() && !a.attention.has_qk2; ++i) {
+      if (static_cast<int>(i) == s_param) continue;
+      for (size_t j = 0; j < r; ++j) {
+        const Stage& st = p->stages[j];
+        if (j == q || st.kind != StageKind::Contraction || st.results != std::vector<NodeId>{row.inputs[i]}) continue;
+        const Contraction& c3 = st.contraction;
+        if (c3.batch != B || c3.M != M || c3.N != N || !dense3(c3, M * N, N, 1)) continue;
+        if (g[row.inputs[i]].type.shape != g[S].type.shape || read_elsewhere(g, *p, row.inputs[i], {r})) continue;
+        a.attention.has_qk2 = true;
+        a.attention.qk2 = c3;
+        a.attention.s2_param = static_cast<int>(i);
+        a.inputs.push_back(c3.a_base);
+        a.inputs.push_back(c3.b_base);
+        a.nodes.insert(a.nodes.end(), st.nodes.begin(), st.nodes.end());
+        gone.insert(j);
+        break;
+      }
+    }
     for (size_t i = 0; i < row.inputs.size(); ++i) {
       if (static_cast<int>(i) == s_param) continue;
       const NodeId e = row.inputs[i];
       const bool computed = from_index_alone(g, e) && !read_elsewhere(g, *p, e, {r});
       a.attention.extra.push_back(e);
       a.attention.computed.push_back(computed);
+      if (static_cast<int>(i) == a.attention.s2_param) continue;
       if (!computed) {
         a.inputs.push_back(e);
         continue;

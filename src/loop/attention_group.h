@@ -11,7 +11,9 @@
 /// alone, neither an output of the graph. Shapes: S and P dense [batch, M,
 /// N] (rank 3), M a multiple of 4, N and the value width multiples of 64
 /// (whole blocks and register tiles on every target), V unit-stride along
-/// its last axis. Other graphs are left as they are.
+/// its last axis. Other graphs are left as they are. An extra that is
+/// itself a contraction stage's dense [batch, M, N] result, read by the
+/// row stage alone, joins the group as its second score product (qk2).
 #pragma once
 
 #include "ir/graph.h"

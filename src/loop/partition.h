@@ -68,8 +68,16 @@ struct LayoutCopy {
 /// in order). An extra whose cone in the original graph has no parameter
 /// (a mask built from iotas) is `computed` in the kernel from the element's
 /// index; Stage::inputs are {Q base, K base, V base, the other extras...}.
+/// A second score product S2 = Q2 . K2^T (`qk2`, with `has_qk2`) over the
+/// same batch, rows and keys, read by the score alone (MLA's rotary part,
+/// q_pe . k_pe^T), is computed in the kernel beside S: it is the extra of
+/// param `s2_param` (never computed), and Q2 and K2 come after V in
+/// Stage::inputs, before the other extras.
 struct AttentionGroup {
   Contraction qk, pv;
+  bool has_qk2 = false;
+  Contraction qk2;
+  int s2_param = -1;
   ir::Graph score_graph;
   ir::NodeId score = -1;
   int s_param = -1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "support/diagnostic.h"
 #include "tile/masked_blocks.h"
 #include "tile/passes/fold_indices.h"
 
@@ -36,12 +37,26 @@ int64_t key_ranges(int64_t key_blocks, int64_t splits, int64_t* per) {
 
 Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
                        const ScoreFn& score, const std::string& name) {
+  if (a.D2 > 0) throw InternalError("lower_attention: a second score product needs a ScoreFn2");
+  return lower_attention(a, s, extra, ScoreFn2([&](const std::vector<Index>& bij, const Value& sv, const Value&,
+                                                   const std::vector<int>& ex) { return score(bij, sv, ex); }),
+                         name);
+}
+
+Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
+                       const ScoreFn2& score, const std::string& name) {
   Kernel k;
   k.name = name;
   const ir::DType F = ir::DType::F32;
   const int Q = k.add_buffer({"Q", F, {strided_length({{a.batch, a.q_batch}, {a.M, a.q_m}, {a.D, a.q_k}})}, Scope::Input, 0});
   const int K = k.add_buffer({"K", F, {strided_length({{a.batch, a.k_batch}, {a.N, a.k_n}, {a.D, a.k_k}})}, Scope::Input, 1});
   const int V = k.add_buffer({"V", F, {strided_length({{a.batch, a.v_batch}, {a.N, a.v_k}, {a.Dv, a.v_n}})}, Scope::Input, 2});
+  const bool two = a.D2 > 0;
+  int Q2 = -1, K2 = -1;
+  if (two) {
+    Q2 = k.add_buffer({"Q2", F, {strided_length({{a.batch, a.q2_batch}, {a.M, a.q2_m}, {a.D2, a.q2_k}})}, Scope::Input, 3});
+    K2 = k.add_buffer({"K2", F, {strided_length({{a.batch, a.k2_batch}, {a.N, a.k2_n}, {a.D2, a.k2_k}})}, Scope::Input, 4});
+  }
   std::vector<int> extras;
   for (const Buffer& b : extra) extras.push_back(k.add_buffer(b));
   Buffer ob{"O", F, {strided_length({{a.batch, a.o_batch}, {a.M, a.o_m}, {a.Dv, a.o_n}})}, Scope::Output};
@@ -49,6 +64,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   const int OUT = k.add_buffer(ob);
   const int64_t bq = s.bq, bk = s.bk, MR = s.mr, NR = s.nr;
   const int S = k.add_buffer({"S", F, {bq, bk}, Scope::Scratch});
+  const int S2 = two ? k.add_buffer({"S2", F, {bq, bk}, Scope::Scratch}) : -1;
   const int Oacc = k.add_buffer({"Oacc", F, {bq, a.Dv}, Scope::Scratch});
   const int mrow = k.add_buffer({"mrow", F, {bq}, Scope::Scratch});
   const int lrow = k.add_buffer({"lrow", F, {bq}, Scope::Scratch});
@@ -77,32 +93,46 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
 
   // The scores of a block, S = Q[b, row0.., :] . K[b, kb bk.., :]^T, and
   // what the batch does first.
-  int Kt = -1;
+  int Kt = -1, Kt2 = -1;
   Stmt transpose, scores;
-  if (s.transpose_k) {
-    // K^T by key blocks: block kb is a D x bk panel, its rows bk apart
-    // (rows N apart would be 4 KiB apart for N = 1024 and share L1 sets),
-    // so that the score product's B panels have a unit stride.
-    Kt = k.add_buffer({"Kt", F, {per, a.D, bk}, Scope::Scratch});
-    transpose = loop("kb", range_blocks, loop("j", c(bk), loop("d", c(a.D), Stmt::store(Kt, {v("kb"), v("d"), v("j")},
-        load(K, {v("b") * c(a.k_batch) + (kg * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)})))));
-    scores = loop("ir", c(bq / MR), loop("jr", c(bk / NR), Stmt::matmul(
-        View{S, v("ir") * c(MR * bk) + v("jr") * c(NR), {bk, 1}},
-        View{Q, v("b") * c(a.q_batch) + (row0 + v("ir") * c(MR)) * c(a.q_m), {a.q_m, a.q_k}},
-        View{Kt, v("kb") * c(a.D * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(a.D), c(0))));
-  } else {
-    // S[i, j] = Q[b, row0 + i, :] . K[b, kb bk + j, :], a vector dot product.
-    const int dot = k.add_buffer({"dot", F, {}, Scope::Register});
-    Value qd = load(Q, {v("b") * c(a.q_batch) + (row0 + v("i")) * c(a.q_m) + v("d") * c(a.q_k)});
-    Value kd = load(K, {v("b") * c(a.k_batch) + (kg * c(bk) + v("j")) * c(a.k_n) + v("d") * c(a.k_k)});
-    Stmt acc = loop("d", c(a.D), Stmt::accumulate(dot, {}, ir::Combine::Sum, apply(ir::Op::Mul, {qd, kd})), LoopKind::Vectorized);
-    scores = loop("i", c(bq), loop("j", c(bk), Stmt::seq({Stmt::alloc(dot), Stmt::store(dot, {}, f32(0)), acc,
-                                                         Stmt::store(S, {v("i"), v("j")}, load(dot, {}))})));
+  // One product's scores of the block: into Sb, from Qb (Dq deep) and Kb.
+  struct Product { int Qb, Kb, Sb; int64_t Dq, qb_batch, qb_m, qb_k, kb_batch, kb_n, kb_k; };
+  std::vector<Product> products = {{Q, K, S, a.D, a.q_batch, a.q_m, a.q_k, a.k_batch, a.k_n, a.k_k}};
+  if (two) products.push_back({Q2, K2, S2, a.D2, a.q2_batch, a.q2_m, a.q2_k, a.k2_batch, a.k2_n, a.k2_k});
+  std::vector<Stmt> packs, products_of_block;
+  for (const Product& pr : products) {
+    if (s.transpose_k) {
+      // K^T by key blocks: block kb is a D x bk panel, its rows bk apart
+      // (rows N apart would be 4 KiB apart for N = 1024 and share L1 sets),
+      // so that the score product's B panels have a unit stride.
+      const int T = k.add_buffer({pr.Sb == S ? "Kt" : "K2t", F, {per, pr.Dq, bk}, Scope::Scratch});
+      (pr.Sb == S ? Kt : Kt2) = T;
+      packs.push_back(loop("kb", range_blocks, loop("j", c(bk), loop("d", c(pr.Dq), Stmt::store(T, {v("kb"), v("d"), v("j")},
+          load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)}))))));
+      products_of_block.push_back(loop("ir", c(bq / MR), loop("jr", c(bk / NR), Stmt::matmul(
+          View{pr.Sb, v("ir") * c(MR * bk) + v("jr") * c(NR), {bk, 1}},
+          View{pr.Qb, v("b") * c(pr.qb_batch) + (row0 + v("ir") * c(MR)) * c(pr.qb_m), {pr.qb_m, pr.qb_k}},
+          View{T, v("kb") * c(pr.Dq * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(pr.Dq), c(0)))));
+    } else {
+      // S[i, j] = Q[b, row0 + i, :] . K[b, kb bk + j, :], a vector dot
+      // product; keys outermost, so that each K row comes from memory once
+      // and serves the block's query rows (a GQA group's heads) while it
+      // is in L1.
+      const int dot = k.add_buffer({pr.Sb == S ? "dot" : "dot2", F, {}, Scope::Register});
+      Value qd = load(pr.Qb, {v("b") * c(pr.qb_batch) + (row0 + v("i")) * c(pr.qb_m) + v("d") * c(pr.qb_k)});
+      Value kd = load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)});
+      Stmt acc = loop("d", c(pr.Dq), Stmt::accumulate(dot, {}, ir::Combine::Sum, apply(ir::Op::Mul, {qd, kd})), LoopKind::Vectorized);
+      products_of_block.push_back(loop("j", c(bk), loop("i", c(bq), Stmt::seq({Stmt::alloc(dot), Stmt::store(dot, {}, f32(0)), acc,
+                                                           Stmt::store(pr.Sb, {v("i"), v("j")}, load(dot, {}))}))));
+    }
   }
+  if (!packs.empty()) transpose = Stmt::seq(std::move(packs));
+  scores = Stmt::seq(std::move(products_of_block));
 
   // The score the softmax takes at row i, column j of the block.
   auto X = [&]() {
-    return score({v("b"), row0 + v("i"), kg * c(bk) + v("j")}, load(S, {v("i"), v("j")}), extras);
+    return score({v("b"), row0 + v("i"), kg * c(bk) + v("j")}, load(S, {v("i"), v("j")}),
+                 two ? load(S2, {v("i"), v("j")}) : f32(0), extras);
   };
   Stmt row_max = loop("j", c(bk), Stmt::accumulate(mx, {}, ir::Combine::Max, X()), LoopKind::Vectorized);
   Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {X(), load(ms, {})})})),
@@ -152,7 +182,8 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   Index key_blocks = range_blocks;
   std::string skipping;
   const std::map<std::string, Interval> ranges_of = {{"b", {0, a.batch - 1}}, {"q_row", {0, a.M - 1}}, {"k_col", {0, a.N - 1}}};
-  if (std::optional<AffineMask> m = affine_mask(score({v("b"), v("q_row"), v("k_col")}, load(S, {c(0), c(0)}), extras),
+  if (std::optional<AffineMask> m = affine_mask(score({v("b"), v("q_row"), v("k_col")}, load(S, {c(0), c(0)}),
+                                                      two ? load(S2, {c(0), c(0)}) : f32(0), extras),
                                                 "q_row", "k_col", ranges_of))
     if (std::optional<Index> n = key_blocks_needed(*m, v("qb"), bq, bk, nb)) {
       key_blocks = split ? min(c(per), *n - first) : *n;
@@ -160,7 +191,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
     }
   Stmt block = loop("qb", c(a.M / bq), Stmt::seq({init, loop("kb", key_blocks, Stmt::seq({scores, softmax, values})), finish}));
   std::vector<Stmt> per_batch;
-  for (int b : {Kt, S, Oacc, mrow, lrow})
+  for (int b : {Kt, Kt2, S, S2, Oacc, mrow, lrow})
     if (b >= 0) per_batch.push_back(Stmt::alloc(b));
   if (transpose.defined()) per_batch.push_back(transpose);
   per_batch.push_back(block);

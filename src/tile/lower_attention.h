@@ -13,6 +13,7 @@
 ///       for kb < N / bk                           (or fewer: the blocks a mask covers
 ///                                                    wholly are left out, tile/masked_blocks.h)
 ///         S = Q[b, qb..] . Kt[:, kb..]              (matmuls on mr x nr register tiles)
+///         S2 = Q2[b, qb..] . K2t[:, kb..]           (with a second product: the same, from the same key block)
 ///         for i < bq
 ///           mx = max(m[i], max_j X(i, j))           X = score(S): the graph's scale, mask, ...
 ///           ms = mx, or 0 while mx = -inf      (a row masked so far: exp(-inf) = 0, not NaN)
@@ -63,6 +64,11 @@ struct AttentionShape {
   int64_t k_batch = 0, k_n = 0, k_k = 0;  // K[b][j][d]
   int64_t v_batch = 0, v_k = 0, v_n = 0;  // V[b][j][e]
   int64_t o_batch = 0, o_m = 0, o_n = 0;  // out[b][i][e]
+  /// A second score product S2 = Q2 . K2^T over D2 (0: none), computed
+  /// beside S from the same key block (MLA's rotary part).
+  int64_t D2 = 0;
+  int64_t q2_batch = 0, q2_m = 0, q2_k = 0;  // Q2[b][i][d]
+  int64_t k2_batch = 0, k2_n = 0, k2_k = 0;  // K2[b][j][d]
 };
 
 struct AttentionSchedule {
@@ -91,8 +97,15 @@ int64_t key_ranges(int64_t key_blocks, int64_t splits, int64_t* per);
 /// s, the Value of (Q . K^T)[b, i, j], reading the extra inputs (their
 /// buffer ids) as it needs.
 using ScoreFn = std::function<Value(const std::vector<Index>& bij, const Value& s, const std::vector<int>& extra)>;
+/// The same with the second product's Value s2 (a.D2 > 0).
+using ScoreFn2 = std::function<Value(const std::vector<Index>& bij, const Value& s, const Value& s2,
+                                     const std::vector<int>& extra)>;
 
 Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
                        const ScoreFn& score, const std::string& name = "attention");
+/// With a second product (a.D2 > 0): Q2 and K2 are Inputs 3 and 4 (params
+/// 3, 4), the extras follow from param 5.
+Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
+                       const ScoreFn2& score, const std::string& name = "attention");
 
 }  // namespace axon::tile

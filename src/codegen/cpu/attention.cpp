@@ -40,6 +40,12 @@ tile::AttentionShape attention_shape_of(const loop::AttentionGroup& a) {
   s.k_batch = qk.b_batch, s.k_n = qk.b_n, s.k_k = qk.b_k;
   s.v_batch = pv.b_batch, s.v_k = pv.b_k, s.v_n = pv.b_n;
   s.o_batch = pv.c_batch, s.o_m = pv.c_m, s.o_n = pv.c_n;
+  if (a.has_qk2) {
+    const loop::Contraction& q2 = a.qk2;
+    s.D2 = q2.K;
+    s.q2_batch = q2.a_batch, s.q2_m = q2.a_m, s.q2_k = q2.a_k;
+    s.k2_batch = q2.b_batch, s.k2_n = q2.b_n, s.k2_k = q2.b_k;
+  }
   return s;
 }
 
@@ -106,7 +112,7 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
   const int64_t used = std::min<int64_t>(s.threads, std::max(1, t.cores));
   const double busy = static_cast<double>(items) / static_cast<double>((items + used - 1) / used * used);
   const double peak = lane_peak * static_cast<double>(used) * busy * 1e9;
-  const double flops = 2.0 * sh.batch * sh.M * sh.N * (sh.D + sh.Dv);
+  const double flops = 2.0 * sh.batch * sh.M * sh.N * (sh.D + sh.D2 + sh.Dv);
   // Two passes of exp and arithmetic over every score, about 16 flops each.
   const double softmax = 16.0 * sh.batch * sh.M * sh.N;
   // Dot products use a quarter of the register tile's throughput.
@@ -115,7 +121,7 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
   // written and read again when packed.
   const double bandwidth = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20) * 1e9 * busy;
   const double blocks = static_cast<double>(sh.M / std::max<int64_t>(1, s.bq));
-  const double bytes = 4.0 * sh.batch * sh.N * (blocks * (sh.D + sh.Dv) + (s.transpose_k ? 2.0 * sh.D : 0.0));
+  const double bytes = 4.0 * sh.batch * sh.N * (blocks * (sh.D + sh.D2 + sh.Dv) + (s.transpose_k ? 2.0 * (sh.D + sh.D2) : 0.0));
   return compute + bytes / bandwidth;
 }
 
@@ -126,15 +132,19 @@ tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a,
   std::vector<int> buffer_of(a.extra.size(), -1);
   for (size_t i = 0; i < a.extra.size(); ++i) {
     if (a.computed.at(i)) continue;
+    // The second score product is computed in the kernel, not read.
+    if (a.has_qk2 && static_cast<int>(i) == (a.s2_param < a.s_param ? a.s2_param : a.s2_param - 1)) continue;
     const ir::Type& ty = g[a.extra[i]].type;
     buffer_of[i] = static_cast<int>(extra.size());
     extra.push_back(tile::Buffer{"E" + std::to_string(i), ty.dtype, ty.shape, tile::Scope::Input,
-                                 static_cast<int>(3 + extra.size())});
+                                 static_cast<int>((a.has_qk2 ? 5 : 3) + extra.size())});
   }
   const ir::Graph& sg = a.score_graph;
-  tile::ScoreFn score = [&](const std::vector<tile::Index>& bij, const tile::Value& sv, const std::vector<int>& bufs) {
+  tile::ScoreFn2 score = [&](const std::vector<tile::Index>& bij, const tile::Value& sv, const tile::Value& s2v,
+                             const std::vector<int>& bufs) {
     return tile::inline_value(sg, a.score, bij, [&](int param, const std::vector<tile::Index>& idx) {
       if (param == a.s_param) return sv;
+      if (a.has_qk2 && param == a.s2_param) return s2v;
       const size_t e = static_cast<size_t>(param < a.s_param ? param : param - 1);
       if (a.computed.at(e))
         return tile::inline_value(g, a.extra[e], idx, [](int, const std::vector<tile::Index>&) -> tile::Value {
