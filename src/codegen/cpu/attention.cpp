@@ -65,7 +65,7 @@ std::vector<schedule::Knob> attention_knobs(const loop::AttentionGroup& a, const
   // Split-KV: key ranges per batch. With fewer batches than cores (decode)
   // splitting first; any count is legal (tile/lower_attention.h).
   std::vector<int64_t> splits;
-  for (int64_t n : {1, 2, 4, 8, 16, 32})
+  for (int64_t n : {1, 2, 3, 4, 6, 8, 16, 32})
     if (n == 1 || n <= s.N / 64) splits.push_back(n);
   if (s.batch < std::max(1, t.cores) && splits.size() > 1) std::swap(splits[0], splits[1]);
   k.push_back({p + "split", splits, "key ranges per batch, each with its own max, sum and partial output, then combined"});
@@ -122,7 +122,9 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
   const double bandwidth = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20) * 1e9 * busy;
   const double blocks = static_cast<double>(sh.M / std::max<int64_t>(1, s.bq));
   const double bytes = 4.0 * sh.batch * sh.N * (blocks * (sh.D + sh.D2 + sh.Dv) + (s.transpose_k ? 2.0 * (sh.D + sh.D2) : 0.0));
-  return compute + bytes / bandwidth;
+  // Split-KV's partial outputs, written and read again by the combine.
+  const double partials = items > sh.batch ? 8.0 * static_cast<double>(items) * sh.M * (sh.Dv + 2) : 0.0;
+  return compute + (bytes + partials) / bandwidth;
 }
 
 tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
