@@ -100,19 +100,30 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   std::vector<Product> products = {{Q, K, S, a.D, a.q_batch, a.q_m, a.q_k, a.k_batch, a.k_n, a.k_k}};
   if (two) products.push_back({Q2, K2, S2, a.D2, a.q2_batch, a.q2_m, a.q2_k, a.k2_batch, a.k2_n, a.k2_k});
   std::vector<Stmt> packs, products_of_block;
+  // With one query block (all of a batch's rows, as MLA's heads), each key
+  // block is packed just before its products, so that the block of K read
+  // for the pack is still in cache when it is read again as V (MLA's c_kv
+  // is both): K comes from memory once. With several query blocks the
+  // batch's keys are packed once, up front.
+  const bool pack_per_block = s.transpose_k && a.M == bq;
   for (const Product& pr : products) {
     if (s.transpose_k) {
       // K^T by key blocks: block kb is a D x bk panel, its rows bk apart
       // (rows N apart would be 4 KiB apart for N = 1024 and share L1 sets),
       // so that the score product's B panels have a unit stride.
-      const int T = k.add_buffer({pr.Sb == S ? "Kt" : "K2t", F, {per, pr.Dq, bk}, Scope::Scratch});
+      const int T = k.add_buffer({pr.Sb == S ? "Kt" : "K2t", F, {pack_per_block ? 1 : per, pr.Dq, bk}, Scope::Scratch});
       (pr.Sb == S ? Kt : Kt2) = T;
-      packs.push_back(loop("kb", range_blocks, loop("j", c(bk), loop("d", c(pr.Dq), Stmt::store(T, {v("kb"), v("d"), v("j")},
-          load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)}))))));
+      const Index slot = pack_per_block ? c(0) : v("kb");
+      Stmt pack = loop("j", c(bk), loop("d", c(pr.Dq), Stmt::store(T, {slot, v("d"), v("j")},
+          load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)}))));
+      if (pack_per_block)
+        products_of_block.push_back(pack);
+      else
+        packs.push_back(loop("kb", range_blocks, pack));
       products_of_block.push_back(loop("ir", c(bq / MR), loop("jr", c(bk / NR), Stmt::matmul(
           View{pr.Sb, v("ir") * c(MR * bk) + v("jr") * c(NR), {bk, 1}},
           View{pr.Qb, v("b") * c(pr.qb_batch) + (row0 + v("ir") * c(MR)) * c(pr.qb_m), {pr.qb_m, pr.qb_k}},
-          View{T, v("kb") * c(pr.Dq * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(pr.Dq), c(0)))));
+          View{T, slot * c(pr.Dq * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(pr.Dq), c(0)))));
     } else {
       // S[i, j] = Q[b, row0 + i, :] . K[b, kb bk + j, :], a vector dot
       // product; keys outermost, so that each K row comes from memory once

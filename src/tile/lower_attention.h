@@ -7,7 +7,9 @@
 ///
 ///   for b < batch                                  [parallel]
 ///     Kt = K[b]^T                                   (scratch, by key blocks of D x bk: unit-stride B panels;
-///                                                    without transpose_k, S[i, j] is a dot product instead)
+///                                                    without transpose_k, S[i, j] is a dot product instead;
+///                                                    with one query block (bq = M), each key block is packed
+///                                                    at the top of its kb step, in cache when read as V)
 ///     for qb < M / bq
 ///       m = -inf, l = 0, O = 0                      (scratch, per query row)
 ///       for kb < N / bk                           (or fewer: the blocks a mask covers

@@ -121,7 +121,13 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
   // written and read again when packed.
   const double bandwidth = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20) * 1e9 * busy;
   const double blocks = static_cast<double>(sh.M / std::max<int64_t>(1, s.bq));
-  const double bytes = 4.0 * sh.batch * sh.N * (blocks * (sh.D + sh.D2 + sh.Dv) + (s.transpose_k ? 2.0 * (sh.D + sh.D2) : 0.0));
+  // K read again as V while in cache (MLA's c_kv): once, when the keys are
+  // not packed up front (dot products, or a block packed just before use).
+  const bool k_is_v = a.qk.b_base == a.pv.b_base && sh.k_batch == sh.v_batch && sh.k_n == sh.v_k && sh.D == sh.Dv;
+  const bool packed_up_front = s.transpose_k && s.bq != sh.M;
+  const double key_reads = k_is_v && !packed_up_front ? 0.0 : sh.D;
+  const double bytes = 4.0 * sh.batch * sh.N *
+                       (blocks * (key_reads + sh.D2 + sh.Dv) + (packed_up_front ? 2.0 * (sh.D + sh.D2) : 0.0));
   // Split-KV's partial outputs, written and read again by the combine.
   const double partials = items > sh.batch ? 8.0 * static_cast<double>(items) * sh.M * (sh.Dv + 2) : 0.0;
   return compute + (bytes + partials) / bandwidth;
