@@ -4,8 +4,11 @@
 //
 /// Knobs, prefix "k<i>.attn.": bq (query rows per block: divides M, a
 /// multiple of the register tile's rows), bk (key rows per block: divides
-/// N), threads (over the batch), kt (1: K^T packed once per batch and the
-/// scores register-tiled matmuls; 0: dot products, for few query rows).
+/// N), threads (over the batch and the key ranges), kt (1: K^T packed and
+/// the scores register-tiled matmuls; 0: dot products, for few query rows),
+/// split (split-KV: key ranges per batch, combined after; 1, 2, 3, 4, 6, 8,
+/// 16, 32 up to the number of 64-key blocks, 2 first when the batch has
+/// fewer items than the host has cores).
 /// The register tile is the ISA's: 4 x 64 with AVX-512, 4 x 16 with AVX2,
 /// 4 x 4 scalar.
 #pragma once
