@@ -114,8 +114,15 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       const int T = k.add_buffer({pr.Sb == S ? "Kt" : "K2t", F, {pack_per_block ? 1 : per, pr.Dq, bk}, Scope::Scratch});
       (pr.Sb == S ? Kt : Kt2) = T;
       const Index slot = pack_per_block ? c(0) : v("kb");
-      Stmt pack = loop("j", c(bk), loop("d", c(pr.Dq), Stmt::store(T, {slot, v("d"), v("j")},
-          load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)}))));
+      const int64_t W = s.pack_tile;
+      Stmt pack = W > 0 && bk % W == 0 && pr.Dq % W == 0
+          ? loop("jt", c(bk / W), loop("dt", c(pr.Dq / W), Stmt::copy(
+                View{T, slot * c(pr.Dq * bk) + v("dt") * c(W * bk) + v("jt") * c(W), {bk, 1}},
+                View{pr.Kb, v("b") * c(pr.kb_batch) + (kg * c(bk) + v("jt") * c(W)) * c(pr.kb_n) + v("dt") * c(W * pr.kb_k),
+                     {pr.kb_k, pr.kb_n}},
+                {W, W})))
+          : loop("j", c(bk), loop("d", c(pr.Dq), Stmt::store(T, {slot, v("d"), v("j")},
+                load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)}))));
       if (pack_per_block)
         products_of_block.push_back(pack);
       else

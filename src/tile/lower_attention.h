@@ -89,6 +89,10 @@ struct AttentionSchedule {
   /// merges a row's partials with the same rescale the online softmax
   /// uses. 1: no split. Legal for any count >= 1 and any thread count.
   int splits = 1;
+  /// Packing K^T in W x W blocks (8 or 16: the printer's in-register
+  /// transpose of 256- or 512-bit vectors) where W divides bk and D; 0:
+  /// one element at a time.
+  int pack_tile = 0;
 };
 
 /// The number of key ranges `s.splits` gives for `key_blocks` blocks, and

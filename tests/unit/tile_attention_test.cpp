@@ -187,6 +187,7 @@ TEST(tile_attention, SplitKeyRangesInterpretToTheSameSoftmax) {
       // bq = M (one query block) packs each key block at the top of its
       // step; bq = 4 packs the batch's keys up front.
       s.bq = splits % 2 == 0 ? 8 : 4, s.bk = 8, s.mr = 2, s.nr = 4, s.threads = 2, s.transpose_k = variant < 2, s.splits = splits;
+      s.pack_tile = splits >= 3 ? 4 : 0;  // K^T packed by 4 x 4 copies
       Kernel k = lower_attention(c.a, s, extras_of(c), score_of(c));
       ASSERT_EQ(problems_text(verify(k)), "") << print(k);
       ASSERT_NE(print(k).find("combine the ranges"), std::string::npos);
@@ -225,6 +226,9 @@ TEST(tile_attention, PrintedKernelMatchesOnAvx512Avx2AndScalar) {
       AttentionSchedule s;
       s.bq = 32, s.bk = 64, s.mr = 4, s.nr = bits == 512 ? 16 : bits == 256 ? 8 : 4, s.threads = 2;
       s.transpose_k = variant % 4 < 2;
+      // The split variants pack K^T by in-register transposes where the
+      // vector has them.
+      s.pack_tile = splits > 1 ? (bits == 512 ? 16 : bits == 256 ? 8 : 0) : 0;
       s.splits = splits;
       Kernel k = lower_attention(c.a, s, extras_of(c), score_of(c), "attn");
       ASSERT_EQ(problems_text(verify(k)), "");

@@ -76,6 +76,8 @@ tile::AttentionSchedule attention_schedule_from(const loop::AttentionGroup& a, c
                                                 const target::Target& t, const std::string& p) {
   tile::AttentionSchedule s;
   register_tile(t, &s.mr, &s.nr);
+  // K^T packed by the printer's in-register transposes.
+  s.pack_tile = lanes(t) == 16 ? 16 : lanes(t) == 8 ? 8 : 0;
   for (const schedule::Knob& k : attention_knobs(a, t, p)) {
     auto it = sched.find(k.name);
     const int64_t v = it != sched.end() ? it->second : (k.values.empty() ? 0 : k.values[0]);
