@@ -133,14 +133,14 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
           View{T, slot * c(pr.Dq * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(pr.Dq), c(0)))));
     } else {
       // S[i, j] = Q[b, row0 + i, :] . K[b, kb bk + j, :], a vector dot
-      // product; keys outermost, so that each K row comes from memory once
-      // and serves the block's query rows (a GQA group's heads) while it
-      // is in L1.
+      // product, rows outermost: the block of K stays in cache across the
+      // rows (a GQA group's heads). (Keys outermost measured 9% slower on
+      // m7, one thread: bench/RESULTS.md.)
       const int dot = k.add_buffer({pr.Sb == S ? "dot" : "dot2", F, {}, Scope::Register});
       Value qd = load(pr.Qb, {v("b") * c(pr.qb_batch) + (row0 + v("i")) * c(pr.qb_m) + v("d") * c(pr.qb_k)});
       Value kd = load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)});
       Stmt acc = loop("d", c(pr.Dq), Stmt::accumulate(dot, {}, ir::Combine::Sum, apply(ir::Op::Mul, {qd, kd})), LoopKind::Vectorized);
-      products_of_block.push_back(loop("j", c(bk), loop("i", c(bq), Stmt::seq({Stmt::alloc(dot), Stmt::store(dot, {}, f32(0)), acc,
+      products_of_block.push_back(loop("i", c(bq), loop("j", c(bk), Stmt::seq({Stmt::alloc(dot), Stmt::store(dot, {}, f32(0)), acc,
                                                            Stmt::store(pr.Sb, {v("i"), v("j")}, load(dot, {}))}))));
     }
   }
