@@ -56,7 +56,11 @@ std::vector<schedule::Knob> attention_knobs(const loop::AttentionGroup& a, const
   const tile::AttentionShape s = attention_shape_of(a);
   std::vector<schedule::Knob> k;
   k.push_back({p + "bq", dividing({64, 32, 128, 16, 256, 8, 4}, s.M, mr), "query rows per block"});
-  k.push_back({p + "bk", dividing({64, 128, 256, 512}, s.N, nr), "key rows per block"});
+  // A block of every key would hold whole score rows (no online softmax):
+  // only where there is no smaller block.
+  std::vector<int64_t> bk = dividing({64, 128, 256, 512}, s.N, nr);
+  if (bk.size() > 1) bk.erase(std::remove(bk.begin(), bk.end(), s.N), bk.end());
+  k.push_back({p + "bk", bk, "key rows per block"});
   std::vector<int64_t> threads;
   for (int64_t n = std::max(1, t.cores); n >= 1; n = n > 1 ? n / 2 : 0) threads.push_back(n);
   k.push_back({p + "threads", threads, "OpenMP threads over the batch (and the key ranges of attn.split)"});
