@@ -139,6 +139,29 @@ def param_dtypes(fn):
 
 # --- the torch shim ---------------------------------------------------------
 
+def numpy_tensor_methods(torch):
+    """Gives torch tensors numpy's forms of the ndarray methods whose torch
+    namesakes differ: x.transpose(*axes) or x.transpose(axes) permutes (torch's
+    transpose swaps two dims; two ints still do, as numpy's does on a 2-d
+    array) and x.T reverses every axis. Idempotent; torch's own two-dim calls
+    are unchanged."""
+    swap = torch.Tensor.transpose
+    if getattr(swap, "axon_numpy_form", False):
+        return
+
+    def transpose(self, *axes, **kwargs):
+        if kwargs or (len(axes) == 2 and all(isinstance(a, int) for a in axes)):
+            return swap(self, *axes, **kwargs)
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        if not axes or axes == (None,):
+            axes = tuple(reversed(range(self.dim())))
+        return self.permute(*axes)
+    transpose.axon_numpy_form = True
+    torch.Tensor.transpose = transpose
+    torch.Tensor.T = property(lambda self: self.permute(*reversed(range(self.dim()))))
+
+
 class TorchNumpy(types.ModuleType):
     """The part of numpy's namespace the workloads use, on torch tensors.
 
@@ -150,6 +173,7 @@ class TorchNumpy(types.ModuleType):
     def __init__(self, torch):
         super().__init__("numpy")
         t = self.t = torch
+        numpy_tensor_methods(torch)
         self.float32, self.float64, self.int32, self.int64 = t.float32, t.float64, t.int32, t.int64
         self.bool_ = t.bool
         self.inf, self.pi, self.e, self.newaxis = math.inf, math.pi, math.e, None
@@ -178,6 +202,8 @@ class TorchNumpy(types.ModuleType):
         self.mean = self._reduce(t.mean)
         self.max = self.amax = self._reduce(t.amax)
         self.min = self.amin = self._reduce(t.amin)
+        self.var = self._moment(squared=True)
+        self.std = self._moment(squared=False)
         self.maximum = lambda a, b: t.maximum(*self._tensors(a, b))
         self.minimum = lambda a, b: t.minimum(*self._tensors(a, b))
 
@@ -202,6 +228,18 @@ class TorchNumpy(types.ModuleType):
                 return r.reshape((1,) * x.dim()) if keepdims else r
             return fn(x, dim=axis, keepdim=keepdims)
         return f
+
+    def _moment(self, squared):
+        """np.var (squared) or np.std over `axis` (None: every axis), with numpy's ddof."""
+        fn = self.t.var if squared else self.t.std
+
+        def f(x, axis=None, keepdims=False, ddof=0):
+            dims = tuple(range(x.dim())) if axis is None else axis
+            return fn(x, dim=dims, correction=ddof, keepdim=keepdims)
+        return f
+
+    def clip(self, x, a_min, a_max):
+        return self.t.clamp(x, a_min, a_max)
 
     def _tensors(self, a, b):
         if not isinstance(a, self.t.Tensor):
@@ -360,8 +398,9 @@ def placed_empty(shape, dtype, offset):
 
 
 def placed_array(a, offset):
-    """A dense copy of `a` whose data starts `offset` bytes past a 4096-byte boundary."""
-    a = np.ascontiguousarray(a)
+    """A dense copy of `a` whose data starts `offset` bytes past a 4096-byte boundary
+    (a 0-d `a` stays 0-d: np.ascontiguousarray would make it 1-d)."""
+    a = np.asarray(a, order="C")
     out = placed_empty(a.shape, a.dtype, offset)
     out[...] = a
     return out
