@@ -174,3 +174,24 @@ def test_stream_is_reserved_and_its_length_must_be_positive(answer):
     assert r.returncode != 0 and "is the name of --stream" in r.stderr
     r = peers(answer["tmp"], "--stream", f"{answer['right']}:triad", "--stream-elements", 0)
     assert r.returncode != 0 and "--stream-elements 0" in r.stderr
+
+
+def test_a_kernel_with_a_0d_output_is_checked_as_0d(tmp_path):
+    """A whole-tensor reduction returns a 0-d array; the kernel's output buffer
+    must keep numpy's shape () (it was reported as (1,) and refused)."""
+    require_axon()
+    spec = SOURCE_DIR / "tests" / "bench" / "specs" / "mean_square.py"
+    r = subprocess.run([str(AXON_BIN), "compile", str(spec), "-o", str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lib = build(tmp_path, "mean_square", (tmp_path / "kernel.cpp").read_text())
+    np.save(tmp_path / "in0.npy", np.random.default_rng(7).standard_normal((64, 128)))
+    r = subprocess.run([sys.executable, str(PEERS_PY), "--spec", str(spec), "--inputs", str(tmp_path / "in0.npy"),
+                        "--peers", "numpy", "--min-seconds", "0.01", "--kernel", f"axon={lib}:mean_square",
+                        "--out", str(tmp_path / "p.json")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    k = json.loads((tmp_path / "p.json").read_text())["kernels"]["axon"]
+    assert k["status"] == "ok", k
+    assert k["max_diff_vs_numpy"] < 1e-5
+    sys.path.insert(0, str(PEERS_PY.parent))
+    import peers as peers_module
+    assert peers_module.placed_array(np.float32(2.5), 16).shape == ()
