@@ -8,6 +8,7 @@
 #include "tile/passes/exp2_scaled.h"
 #include "tile/passes/fuse_loops.h"
 #include "tile/passes/inline_maps.h"
+#include "tile/passes/interchange_sums.h"
 #include "tile/passes/shrink_buffers.h"
 #include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
@@ -59,6 +60,8 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
     p.push_back({"parallelize", "the outermost loop of each large nest runs on threads",
                  [threads](const Kernel& k) { return parallelize(k, threads); }});
   }
+  p.push_back({"interchange_sums", "a sum over a strided axis accumulates in place, its loops outside the kept ones",
+               interchange_sums});
   if (o.vectorize) {
     p.push_back({"vectorize", "innermost unit-stride loops become vector lanes", vectorize});
     p.push_back({"exp2_scaled", "the exp of a scaled value in a vector loop is a power of two, the scale times log2(e) hoisted",

@@ -1,0 +1,196 @@
+#include "tile/passes/interchange_sums.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/type.h"
+
+namespace axon::tile {
+
+namespace {
+
+// The statements of a Seq without its comments; a lone statement otherwise.
+std::vector<Stmt> statements(const Stmt& s) {
+  std::vector<Stmt> out;
+  if (s.kind() != StmtKind::Seq) return {s};
+  for (const Stmt& x : s->body)
+    if (x.kind() != StmtKind::Comment) out.push_back(x);
+  return out;
+}
+
+bool serial_const_loop(const Stmt& s) {
+  return s.kind() == StmtKind::For && s->loop == LoopKind::Serial && s->extent.is_const() && s->body.size() == 1;
+}
+
+Stmt wrap(const std::vector<Stmt>& loops, Stmt body) {
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it)
+    body = Stmt::loop((*it)->var, (*it)->extent, (*it)->loop, body, (*it)->threads);
+  return body;
+}
+
+class Interchange {
+ public:
+  explicit Interchange(Kernel* k) : k_(*k), names_(*k) {}
+
+  Stmt walk(const Stmt& s) {
+    if (s.kind() == StmtKind::For)
+      if (std::optional<Stmt> done = interchange(s)) return *done;
+    if (s->body.empty()) return s;
+    return s.with([&](StmtNode& n) {
+      for (Stmt& c : n.body) c = walk(c);
+    });
+  }
+
+ private:
+  // The fold's shape, checked: Allocs, Stores and Accumulates of Register
+  // scalars (the accumulators), serial loops over reduction variables, and
+  // at the top level the Store of the result into one other buffer.
+  struct Fold {
+    std::set<int> regs;
+    std::set<std::string> rvars;
+    int target = -1;
+    std::vector<Index> o;
+    std::vector<Value> values;
+  };
+  bool scalar_reg(int b) const {
+    const Buffer& x = k_.buffers[b];
+    return x.scope == Scope::Register && x.shape.empty() && (x.dtype == ir::DType::F32 || x.dtype == ir::DType::F64);
+  }
+  bool check(const std::vector<Stmt>& body, bool top, Fold* f) const {
+    for (const Stmt& s : body) {
+      switch (s.kind()) {
+        case StmtKind::Comment: break;
+        case StmtKind::Alloc:
+          if (!scalar_reg(s->buffer)) return false;
+          f->regs.insert(s->buffer);
+          break;
+        case StmtKind::Store:
+        case StmtKind::Accumulate:
+          f->values.push_back(s->value);
+          if (f->regs.count(s->buffer) && s->idx.empty()) break;
+          if (!top || s.kind() != StmtKind::Store || f->target >= 0) return false;
+          f->target = s->buffer;
+          f->o = s->idx;
+          break;
+        case StmtKind::For:
+          if (!serial_const_loop(s)) return false;
+          f->rvars.insert(s->var);
+          if (!check(statements(s->body[0]), false, f)) return false;
+          break;
+        default: return false;
+      }
+    }
+    return true;
+  }
+
+  // The interchanged form of the nest rooted at `top`, or nullopt.
+  std::optional<Stmt> interchange(const Stmt& top) {
+    std::vector<Stmt> kept;
+    Stmt cur = top;
+    std::vector<Stmt> body;
+    int64_t points = 1;
+    while (true) {
+      if (!serial_const_loop(cur)) return std::nullopt;
+      kept.push_back(cur);
+      points *= cur->extent.value();
+      body = statements(cur->body[0]);
+      if (body.size() == 1 && body[0].kind() == StmtKind::For) {
+        cur = body[0];
+        continue;
+      }
+      break;
+    }
+    Fold f;
+    if (!check(body, true, &f) || f.target < 0 || f.rvars.empty()) return std::nullopt;
+    const Buffer& tb = k_.buffers[f.target];
+    if (tb.scope == Scope::Register || tb.scope == Scope::Input || f.o.size() != tb.shape.size()) return std::nullopt;
+    for (int r : f.regs)
+      if (k_.buffers[r].dtype != tb.dtype || points * ir::dtype_bytes(tb.dtype) > kMaxPromotedBytes) return std::nullopt;
+    // o: constants and the kept variables, each once.
+    std::set<std::string> used;
+    for (const Index& x : f.o) {
+      if (x.is_const()) continue;
+      if (x.kind() != IndexKind::Var || !used.insert(x.name()).second) return std::nullopt;
+    }
+    for (const Stmt& l : kept)
+      if (!used.count(l->var)) return std::nullopt;
+    if (used.size() != kept.size()) return std::nullopt;
+    // Values read only inputs and buffers the fold does not write, and the
+    // accumulators; worth it when a load runs contiguously along the
+    // innermost kept variable and none along a reduction variable.
+    const std::string& inner_var = kept.back()->var;
+    bool contiguous = false, strided_sum = true, reads_target = false;
+    for (const Value& v : f.values) {
+      reads_target |= v.uses_buffer(f.target);
+      v.visit_loads([&](const Value& l) {
+        if (l.idx().empty() || f.regs.count(l.buffer())) return;
+        const Index& back = l.idx().back();
+        if (back.kind() == IndexKind::Var && back.name() == inner_var) contiguous = true;
+        for (const std::string& r : f.rvars)
+          if (back.uses(r)) strided_sum = false;
+      });
+    }
+    if (reads_target || !contiguous || !strided_sum) return std::nullopt;
+    // Each accumulator becomes a Scratch array over the kept loops.
+    std::vector<Index> at;
+    ir::Shape shape;
+    for (const Stmt& l : kept) {
+      at.push_back(Index::var(l->var));
+      shape.push_back(l->extent.value());
+    }
+    std::map<int, int> promoted;
+    std::vector<Stmt> out;
+    for (int r : f.regs) {
+      Buffer b = k_.buffers[r];
+      b.name = names_.take("acc", "_lanes");
+      b.scope = Scope::Scratch;
+      b.shape = shape;
+      promoted[r] = k_.add_buffer(b);
+      out.push_back(Stmt::alloc(promoted[r]));
+    }
+    auto value = [&](const Value& v) {
+      return v.replace_loads([&](const Value& l) -> std::optional<Value> {
+        auto it = promoted.find(l.buffer());
+        if (it == promoted.end()) return std::nullopt;
+        return Value::load(it->second, at, l.dtype());
+      });
+    };
+    std::function<std::vector<Stmt>(const std::vector<Stmt>&)> distribute = [&](const std::vector<Stmt>& ss) {
+      std::vector<Stmt> res;
+      for (const Stmt& s : ss) {
+        if (s.kind() == StmtKind::Alloc || s.kind() == StmtKind::Comment) continue;
+        if (s.kind() == StmtKind::For) {
+          res.push_back(s.with([&](StmtNode& n) { n.body = {Stmt::seq(distribute(statements(n.body[0])))}; }));
+          continue;
+        }
+        auto it = promoted.find(s->buffer);
+        const int b = it == promoted.end() ? s->buffer : it->second;
+        const std::vector<Index> idx = it == promoted.end() ? s->idx : at;
+        res.push_back(wrap(kept, s.kind() == StmtKind::Store ? Stmt::store(b, idx, value(s->value))
+                                                             : Stmt::accumulate(b, idx, s->combine, value(s->value))));
+      }
+      return res;
+    };
+    std::vector<Stmt> rest = distribute(body);
+    out.insert(out.end(), rest.begin(), rest.end());
+    return Stmt::seq(std::move(out));
+  }
+
+  static constexpr int64_t kMaxPromotedBytes = 64 * 1024;  // the printer's stack scratch limit
+  Kernel& k_;
+  NameSource names_;
+};
+
+}  // namespace
+
+Kernel interchange_sums(const Kernel& k) {
+  Kernel out = k;
+  Interchange pass(&out);
+  out.body = pass.walk(k.body);
+  return out;
+}
+
+}  // namespace axon::tile
