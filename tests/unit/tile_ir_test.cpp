@@ -31,6 +31,7 @@
 #include "tile/passes/cascade_sums.h"
 #include "tile/passes/exp2_scaled.h"
 #include "tile/passes/inline_maps.h"
+#include "tile/passes/interchange_sums.h"
 #include "tile/passes/mark_loops.h"
 #include "tile/passes/parallelize.h"
 #include "tile/passes/prefetch_rows.h"
@@ -926,6 +927,55 @@ TEST(tile_cascade_sums, LeafBlocksOfLanePartials) {
   std::vector<Tensor> in = random_inputs(g, 8, 0.5, 2);
   expect_close(tile::interpret(after, in), verify::interpret(g, in), 1e-13, 0, "cascaded");
   EXPECT_THROW(tile::cascade_sums(before, 100), InternalError);
+}
+
+// Sums over the channel axis of NCHW (96 terms: cascaded into blocks; a
+// max) accumulate into per-lane scratch arrays with the channel loops
+// outside, values bit for bit as before; a sum over the contiguous last axis
+// keeps its register accumulator.
+TEST(tile_interchange_sums, ChannelSumsAccumulateAlongTheContiguousAxis) {
+  Graph g = make_graph({{"x", {DType::F32, {4, 96, 10, 12}}}});
+  NodeId x = param(g, 0);
+  g.outputs = {reduce(g, Op::ReduceSum, x, {1}), reduce(g, Op::ReduceMax, x, {1}), reduce(g, Op::ReduceSum, x, {3})};
+  Kernel before = tile::cascade_sums(tile::lower_graph(g, "k"));
+  Kernel after = tile::interchange_sums(before);
+  EXPECT_EQ(problems_text(tile::verify(after)), "");
+  int register_sums = 0, lane_sums = 0, lane_maxes = 0;
+  tile::visit(after.body, [&](const Stmt& s) {
+    if (s.kind() != StmtKind::Accumulate) return;
+    const Scope scope = after.buffers[s->buffer].scope;
+    if (scope == Scope::Register) ++register_sums;
+    if (scope == Scope::Scratch) (s->combine == Combine::Max ? lane_maxes : lane_sums) += 1;
+  });
+  EXPECT_EQ(register_sums, 1) << tile::print(after);  // the sum over axis 3
+  EXPECT_EQ(lane_sums, 4) << tile::print(after);  // 96 = a block of 64 and a tail of 32, each summed, then added up
+  EXPECT_EQ(lane_maxes, 1) << tile::print(after);
+  // The innermost loop of every lane accumulation that reads x runs along
+  // x's last (contiguous) axis.
+  for (const LoopInfo& l : loops_of(after)) {
+    bool lanes = false;
+    tile::visit(l.loop, [&](const Stmt& s) {
+      lanes |= s.kind() == StmtKind::Accumulate && after.buffers[s->buffer].scope == Scope::Scratch;
+    });
+    if (!lanes || !l.innermost) continue;
+    bool reads_x = false, contiguous = false;
+    tile::visit(l.loop, [&](const Stmt& s) {
+      if (s.kind() == StmtKind::Accumulate && s->value.defined())
+        s->value.visit_loads([&](const tile::Value& v) {
+          if (v.buffer() != 0) return;  // x; the others are the lane arrays
+          reads_x = true;
+          if (v.idx().back().kind() == tile::IndexKind::Var) contiguous |= v.idx().back().name() == l.loop->var;
+        });
+    });
+    if (reads_x) EXPECT_TRUE(contiguous) << l.loop->var << "\n" << tile::print(after);
+  }
+  std::vector<Tensor> in = random_inputs(g, 31);
+  expect_exact(tile::interpret(after, in), tile::interpret(before, in), "interchanged");
+  // Nothing to gain where the summed axis is the contiguous one.
+  Graph rows = make_graph({{"x", {DType::F32, {40, 30}}}});
+  rows.outputs = {reduce(rows, Op::ReduceSum, param(rows, 0), {1})};
+  Kernel r = tile::lower_graph(rows, "k");
+  EXPECT_EQ(tile::print(tile::interchange_sums(r)), tile::print(r));
 }
 
 // ============================================================================

@@ -46,7 +46,8 @@ class Interchange {
 
  private:
   // The fold's shape, checked: Allocs, Stores and Accumulates of Register
-  // scalars (the accumulators), serial loops over reduction variables, and
+  // scalars (the accumulators), serial loops over reduction variables and
+  // nested sequences of these, and
   // at the top level the Store of the result into one other buffer.
   struct Fold {
     std::set<int> regs;
@@ -74,6 +75,9 @@ class Interchange {
           if (!top || s.kind() != StmtKind::Store || f->target >= 0) return false;
           f->target = s->buffer;
           f->o = s->idx;
+          break;
+        case StmtKind::Seq:
+          if (!check(statements(s), false, f)) return false;
           break;
         case StmtKind::For:
           if (!serial_const_loop(s)) return false;
@@ -162,6 +166,10 @@ class Interchange {
       std::vector<Stmt> res;
       for (const Stmt& s : ss) {
         if (s.kind() == StmtKind::Alloc || s.kind() == StmtKind::Comment) continue;
+        if (s.kind() == StmtKind::Seq) {
+          res.push_back(Stmt::seq(distribute(statements(s))));
+          continue;
+        }
         if (s.kind() == StmtKind::For) {
           res.push_back(s.with([&](StmtNode& n) { n.body = {Stmt::seq(distribute(statements(n.body[0])))}; }));
           continue;
