@@ -574,6 +574,8 @@ int cmd_optimize(const Common& c, const OptimizeFlags& f) {
     std::printf("%s: %.4g ms (naive %.4g ms, %.2fx), stopped: %s; wrote %s/kernel.cpp, kernel.h, report.md, report.json\n",
                 spec.graph.entry.c_str(), r.axon_ms, r.naive_ms, r.axon_ms > 0 ? r.naive_ms / r.axon_ms : 0.0,
                 r.stop_reason.c_str(), f.out_dir.c_str());
+    if (r.report.contains("naive_reason"))
+      std::printf("the naive kernel is the answer: %s\n", r.report["naive_reason"].value("detail", std::string("?")).c_str());
   }
   if (!f.peers.empty() && !optimize_interrupted.load()) side_by_side(c, f, r);
   return 0;

@@ -692,6 +692,7 @@ class Run {
     return k;
   }
   void search_variant(size_t ci);
+  nlohmann::json naive_reason(size_t candidates, int verified) const;
   std::vector<search::Evaluation> evaluate(const ir::Graph& vg, const tuning::TuningKey& vkey, int variant,
                                            const std::vector<schedule::Schedule>& batch);
 
@@ -857,6 +858,45 @@ void Run::search_variant(size_t ci) {
   }
 }
 
+// Why the naive kernel is the answer (report.json "naive_reason", with the
+// variant "naive"): {"why": "empty space" | "none passed" | "not beaten",
+// "detail": one line, "stages": the stage kinds of the best schedule and
+// "best_ms" (not beaten), "rejected": the first rejected candidate's error
+// (none passed)}.
+nlohmann::json Run::naive_reason(size_t candidates, int verified) const {
+  json r;
+  bool any_space = false;
+  for (const Variant& v : vs_) any_space |= !v.space.knobs.empty();
+  if (!any_space) {
+    r["why"] = "empty space";
+    r["detail"] = std::getenv(kNaiveOnly) ? std::string("every schedule space is empty (") + kNaiveOnly + " is set)"
+                                          : "the graph's schedule space is empty: no generator takes it";
+    for (const std::string& w : res_.warnings)
+      if (w.find("schedule space could not be built") != std::string::npos) r["detail"] = w;
+    return r;
+  }
+  if (win_ < 0) {
+    r["why"] = "none passed";
+    r["detail"] = "none of the " + std::to_string(candidates) + " scheduled candidate(s) passed: " +
+                  std::to_string(compiled_) + " compiled, " + std::to_string(verified) + " verified";
+    if (!rejected_.empty()) r["rejected"] = rejected_.front();
+    return r;
+  }
+  r["why"] = "not beaten";
+  r["best_ms"] = win_ms_;
+  r["stages"] = json::array();
+  try {
+    for (const codegen::StageInfo& st : be_->kernel_info(vs_[win_].graph, win_schedule_).stages)
+      r["stages"].push_back(st.kind);
+  } catch (const std::exception&) {  // the stages are a detail of the line below
+  }
+  std::ostringstream d;
+  d << "the naive kernel (" << naive_.ms << " ms) was timed no slower than the best schedule (" << win_ms_ << " ms, "
+    << schedule::to_json(win_schedule_).dump() << ")";
+  r["detail"] = d.str();
+  return r;
+}
+
 OptimizeResult Run::report() {
   // Why the search as a whole stopped: interrupted, else the trials or the
   // budget if any search ran into them, else every space was exhausted.
@@ -948,6 +988,7 @@ OptimizeResult Run::report() {
     res_.failure += "; and none of the " + std::to_string(candidates) + " scheduled candidate(s) passed";
     r["failure"] = res_.failure;
   }
+  if (naive_wins_) r["naive_reason"] = naive_reason(candidates, verified);
   r["warnings"] = res_.warnings;
   if (db_) {
     r["search"]["database"] = db_->path();
@@ -980,6 +1021,7 @@ std::string report_markdown(const json& r) {
   if (r.contains("spec")) o << "- spec: `" << r["spec"].get<std::string>() << "`\n";
   o << "- target: " << r["target"].value("name", std::string("?")) << "\n";
   o << "- kernel: " << r.value("variant", std::string("?")) << ", schedule `" << r["schedule"].dump() << "`\n";
+  if (r.contains("naive_reason")) o << "- why the naive kernel: " << r["naive_reason"].value("detail", std::string("?")) << "\n";
   o << "- time: " << num(r["time_ms"], "axon") << " ms (naive " << num(r["time_ms"], "naive") << " ms), speedup "
     << num(r, "speedup_vs_naive") << "x\n";
   const json& rf = r["roofline"];

@@ -120,3 +120,25 @@ def test_an_unreadable_replacement_is_a_usage_error(tmp_path):
     r = optimize(SCALE, tmp_path / "out", tmp_path / "missing.cpp")
     assert r.returncode == EXIT_USER_ERROR, describe(r)
     assert "missing.cpp" in r.stderr and "AXON_TEST_NAIVE_KERNEL" in r.stderr
+
+
+def test_a_naive_answer_says_why(tmp_path):
+    """report.json's naive_reason (and report.md and the CLI's line) whenever
+    the naive kernel is the answer: here every schedule space is empty."""
+    out = tmp_path / "out"
+    r = optimize(SCALE, out, naive_only=True)
+    assert r.returncode == EXIT_OK, describe(r)
+    report = json.loads((out / "report.json").read_text())
+    assert report["variant"] == "naive"
+    why = report["naive_reason"]
+    assert why["why"] == "empty space" and "AXON_TEST_NAIVE_ONLY" in why["detail"], why
+    assert "why the naive kernel: " + why["detail"] in (out / "report.md").read_text()
+    assert "the naive kernel is the answer: " + why["detail"] in r.stdout
+
+
+def test_a_searched_answer_has_no_naive_reason(tmp_path):
+    out = tmp_path / "out"
+    r = optimize(SCALE, out)
+    assert r.returncode == EXIT_OK, describe(r)
+    report = json.loads((out / "report.json").read_text())
+    assert (report["variant"] == "naive") == ("naive_reason" in report), report.get("naive_reason")
