@@ -214,7 +214,16 @@ class BoundBuilder {
         return unbounded_where_overflowing(add(e, rounding(uf)), v, dt);
       }
       case Op::Log: {
-        NodeId e = E(arg(0)) >= 0 ? binary(g_, Op::Div, E(arg(0)), abs_(val(0))) : -1;
+        NodeId e = -1;
+        if (E(arg(0)) >= 0) {
+          // E / |a|, except that an unbounded operand stays unbounded: where
+          // a itself is infinite (log(1 + exp(y)) for y past 709) that
+          // quotient is inf / inf = NaN, a budget that promises nothing and
+          // passes nothing (mish after a matmul of large values).
+          e = binary(g_, Op::Div, E(arg(0)), abs_(val(0)));
+          NodeId unbounded = binary(g_, Op::Gt, E(arg(0)), k(std::numeric_limits<double>::max(), shape));
+          e = select(g_, unbounded, k(std::numeric_limits<double>::infinity(), shape), e);
+        }
         return add(e, rounding(uf));
       }
       case Op::Sqrt: {
@@ -237,6 +246,9 @@ class BoundBuilder {
           NodeId a = abs_(val(0));
           NodeId spread = binary(g_, Op::Sub, unary(g_, Op::Tanh, add(a, E(arg(0)))),
                                  unary(g_, Op::Tanh, binary(g_, Op::Sub, a, E(arg(0)))));
+          // An infinite operand with an infinite bound makes a - E = NaN:
+          // there the range of tanh, 2, still bounds the change.
+          spread = select(g_, binary(g_, Op::Eq, spread, spread), spread, k(2, shape));
           e = binary(g_, Op::Minimum, e, spread);
         }
         return add(e, rounding(uf));

@@ -225,6 +225,26 @@ TEST(error_budget, OverflowingDenominatorIsBoundedByTheValue) {
   EXPECT_FALSE(axon::verify::compare_with_budget({-1e-3, -0.0, ref[0].data[2], ref[0].data[3]}, ref[0], bound[0]).ok());
 }
 
+// mish(y) = y tanh(log(1 + exp(y))) past exp's range: in f32 exp(y) is
+// inf from y = 89 on, in f64 from y = 710, and then log(1 + exp(y)) is inf
+// with an infinite bound (inf / inf in log's bound, inf - inf in tanh's).
+// The bound is still a number: tanh moves by at most 2, so y's error is
+// about 2|y|, and the f32 kernel's y tanh(inf) = y passes.
+TEST(error_budget, SoftplusPastTheDoubleRangeKeepsANumericBound) {
+  Graph g = spec_graph("import numpy as np\n\ndef f(y: \"f32[3]\"):\n"
+                       "    return y * np.tanh(np.log(1.0 + np.exp(y)))\n");
+  Tensor in = t({3}, {100.0, 800.0, 2.0});
+  auto ref = axon::verify::interpret(g, {in});
+  auto bound = axon::verify::error_bounds(g, {in});
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(std::isnan(bound[0].data[i])) << i;
+    EXPECT_TRUE(std::isfinite(bound[0].data[i])) << i << ": " << bound[0].data[i];
+  }
+  std::vector<double> kernel = {100.0f, 800.0f, ref[0].data[2]};
+  EXPECT_TRUE(axon::verify::compare_with_budget(kernel, ref[0], bound[0]).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({100.0, 5000.0, ref[0].data[2]}, ref[0], bound[0]).ok());
+}
+
 TEST(interpreter, Bf16RoundsOnceFromDouble) {
   // Rounding to float first would land on the tie 1 + 2^-8 and then on 1.
   EXPECT_EQ(axon::ir::round_to_bf16(1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)), 1.0078125);
