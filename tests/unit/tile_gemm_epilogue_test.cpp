@@ -21,6 +21,7 @@
 namespace axon::tile {
 namespace {
 
+using test::gemm_schedule;
 using test::problems_text;
 
 ir::Node op(ir::Op o) {
@@ -43,10 +44,6 @@ GemmEpilogue bias_tanh_gate(const GemmShape& g) {
   return e;
 }
 
-GemmSchedule sched(int mr, int nr, int64_t kc, int64_t mc, int64_t nc, int threads, bool pack_a, bool pack_b,
-                   int epilogue) {
-  return test::gemm_schedule(mr, nr, kc, mc, nc, threads, pack_a, pack_b, epilogue);
-}
 
 void check(const GemmShape& g, const GemmSchedule& s, const std::string& what) {
   GemmEpilogue e = bias_tanh_gate(g);
@@ -58,17 +55,13 @@ void check(const GemmShape& g, const GemmSchedule& s, const std::string& what) {
   std::vector<ir::Tensor> in = test::random_inputs(k, {0, 1, 3, 4}, 11);
   std::vector<ir::Tensor> out = interpret(k, in);
   ASSERT_EQ(out.size(), 1u);
-  int bad = 0;
-  for (int64_t b = 0; b < g.batch; ++b)
-    for (int64_t m = 0; m < g.M; ++m)
-      for (int64_t n = 0; n < g.N; ++n) {
+  test::expect_gemm_output(
+      g, out[0],
+      [&](int64_t b, int64_t m, int64_t n) {
         const double c = test::gemm_product(g, in[0], in[1], b, m, n);
-        const double want = std::tanh(c + in[2].data[n]) * in[3].data[(b * g.M + m) * g.N + n];
-        const double got = out[0].data[b * g.c_batch + m * g.c_m + n * g.c_n];
-        if (!(std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want))) && bad++ < 3)
-          ADD_FAILURE() << what << ": C[" << b << "][" << m << "][" << n << "] = " << got << ", want " << want;
-      }
-  EXPECT_EQ(bad, 0) << what;
+        return std::tanh(c + in[2].data[n]) * in[3].data[(b * g.M + m) * g.N + n];
+      },
+      what);
 }
 
 TEST(tile_gemm_epilogue, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfTheProduct) {
@@ -82,7 +75,7 @@ TEST(tile_gemm_epilogue, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfThePro
       for (bool pack_a : {true, false})
         for (int epilogue : {1, 0}) {
           const GemmShape g = codegen::dense_gemm_shape(d.batch, d.M, d.N, d.K);
-          check(g, sched(3, 8, 16, 6, 16, threads, pack_a, true, epilogue),
+          check(g, gemm_schedule(3, 8, 16, 6, 16, threads, pack_a, true, epilogue),
                 std::to_string(d.batch) + "x" + std::to_string(d.M) + "x" + std::to_string(d.N) + "x" + std::to_string(d.K) +
                     " threads " + std::to_string(threads) + (pack_a ? " A packed" : " A in place") + " epilogue " +
                     std::to_string(epilogue));
@@ -90,8 +83,8 @@ TEST(tile_gemm_epilogue, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfThePro
         }
   EXPECT_EQ(cases, 40);
   // B read in place (whole panels), and the empty sum: C = E(0).
-  check(codegen::dense_gemm_shape(1, 10, 16, 20), sched(4, 8, 8, 8, 16, 2, true, false, 1), "B in place");
-  check(codegen::dense_gemm_shape(2, 9, 9, 0), sched(4, 8, 8, 8, 16, 1, true, true, 1), "K = 0");
+  check(codegen::dense_gemm_shape(1, 10, 16, 20), gemm_schedule(4, 8, 8, 8, 16, 2, true, false, 1), "B in place");
+  check(codegen::dense_gemm_shape(2, 9, 9, 0), gemm_schedule(4, 8, 8, 8, 16, 1, true, true, 1), "K = 0");
 }
 
 // The epilogue runs once per element, right after the last slice's Matmul
@@ -101,7 +94,7 @@ TEST(tile_gemm_epilogue, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfThePro
 TEST(tile_gemm_epilogue, TheLastSliceIsPeeledAndEachTileTakesTheEpilogue) {
   const GemmShape g = codegen::dense_gemm_shape(1, 12, 32, 40);
   GemmEpilogue e = bias_tanh_gate(g);
-  const Kernel k = lower_gemm(g, sched(4, 16, 16, 8, 32, 1, true, true, 1), "gemm", &e);
+  const Kernel k = lower_gemm(g, gemm_schedule(4, 16, 16, 8, 32, 1, true, true, 1), "gemm", &e);
   ASSERT_EQ(problems_text(verify(k)), "");
   int matmuls = 0, stores_to_c = 0;
   std::string pb_extent;
@@ -126,7 +119,7 @@ TEST(tile_gemm_epilogue, TheLastSliceIsPeeledAndEachTileTakesTheEpilogue) {
   // The bias is read at n alone, not at n % N: the vector form's unit stride.
   EXPECT_NE(print(k).find("bias[jr * 16 + ej]"), std::string::npos) << print(k);
   // One pass after the product instead: no peeled slice, a parallel pass.
-  const Kernel pass = lower_gemm(g, sched(4, 16, 16, 8, 32, 2, true, true, 0), "gemm", &e);
+  const Kernel pass = lower_gemm(g, gemm_schedule(4, 16, 16, 8, 32, 2, true, true, 0), "gemm", &e);
   ASSERT_EQ(problems_text(verify(pass)), "");
   EXPECT_NE(print(pass).find("for pb in [0, 3)"), std::string::npos) << print(pass);
   EXPECT_NE(print(pass).find("for em in [0, 12) parallel"), std::string::npos) << print(pass);

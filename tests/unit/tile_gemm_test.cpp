@@ -18,6 +18,7 @@
 namespace axon::tile {
 namespace {
 
+using test::gemm_schedule;
 using test::problems_text;
 
 // Dense row-major [batch][M][K] x [batch][K][N], optionally transposed,
@@ -35,9 +36,6 @@ GemmShape shape(int64_t batch, int64_t M, int64_t N, int64_t K, bool ta = false,
   return g;
 }
 
-GemmSchedule sched(int mr, int nr, int64_t kc, int64_t mc, int64_t nc, int threads, bool pack_a, bool pack_b) {
-  return test::gemm_schedule(mr, nr, kc, mc, nc, threads, pack_a, pack_b);
-}
 
 void check(const GemmShape& g, const GemmSchedule& s, const std::string& what) {
   Kernel k = lower_gemm(g, s);
@@ -45,16 +43,8 @@ void check(const GemmShape& g, const GemmSchedule& s, const std::string& what) {
   std::vector<ir::Tensor> in = test::random_inputs(k, {0, 1}, 7);
   std::vector<ir::Tensor> out = interpret(k, in);
   ASSERT_EQ(out.size(), 1u);
-  int bad = 0;
-  for (int64_t b = 0; b < g.batch; ++b)
-    for (int64_t m = 0; m < g.M; ++m)
-      for (int64_t n = 0; n < g.N; ++n) {
-        const double want = test::gemm_product(g, in[0], in[1], b, m, n);
-        double got = out[0].data[b * g.c_batch + m * g.c_m + n * g.c_n];
-        if (!(std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want))) && bad++ < 3)
-          ADD_FAILURE() << what << ": C[" << b << "][" << m << "][" << n << "] = " << got << ", want " << want;
-      }
-  EXPECT_EQ(bad, 0) << what;
+  test::expect_gemm_output(
+      g, out[0], [&](int64_t b, int64_t m, int64_t n) { return test::gemm_product(g, in[0], in[1], b, m, n); }, what);
 }
 
 TEST(tile_gemm, EveryBlockingVerifiesAndInterpretsToTheProduct) {
@@ -68,7 +58,7 @@ TEST(tile_gemm, EveryBlockingVerifiesAndInterpretsToTheProduct) {
           GemmShape g = shape(d.batch, d.M, d.N, d.K);
           // B in place needs whole panels (codegen/cpu/gemm.h's legality).
           const int nr = pack_b ? 8 : (d.N % 4 == 0 ? 4 : 1);
-          GemmSchedule s = sched(3, nr, 16, 6, 2 * nr, threads, pack_a, pack_b);
+          GemmSchedule s = gemm_schedule(3, nr, 16, 6, 2 * nr, threads, pack_a, pack_b);
           check(g, s, std::to_string(d.batch) + "x" + std::to_string(d.M) + "x" + std::to_string(d.N) + "x" +
                           std::to_string(d.K) + " threads " + std::to_string(threads) + (pack_a ? " A packed" : " A in place") +
                           (pack_b ? " B packed" : " B in place"));
@@ -78,7 +68,7 @@ TEST(tile_gemm, EveryBlockingVerifiesAndInterpretsToTheProduct) {
 }
 
 TEST(tile_gemm, StridedBroadcastAndTransposedOperands) {
-  GemmSchedule s = sched(4, 8, 8, 8, 16, 2, true, true);
+  GemmSchedule s = gemm_schedule(4, 8, 8, 8, 16, 2, true, true);
   check(shape(1, 10, 12, 20, true, false), s, "A transposed");
   check(shape(1, 10, 12, 20, false, true), s, "B transposed");
   check(shape(3, 10, 12, 20, false, false, true), s, "B broadcast over batches");
@@ -94,10 +84,10 @@ TEST(tile_gemm, ThreadsOwnRowRangesOrWholeBatches) {
     });
     return vars;
   };
-  EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 16, 8), sched(4, 8, 8, 8, 16, 2, true, true))), "jp t ");
-  EXPECT_EQ(parallel_vars(lower_gemm(shape(4, 40, 16, 8), sched(4, 8, 8, 8, 16, 2, true, true))), "b ");
+  EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 16, 8), gemm_schedule(4, 8, 8, 8, 16, 2, true, true))), "jp t ");
+  EXPECT_EQ(parallel_vars(lower_gemm(shape(4, 40, 16, 8), gemm_schedule(4, 8, 8, 8, 16, 2, true, true))), "b ");
   // C written transposed: row ranges interleave in memory; one thread.
-  EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 16, 8, false, false, false, true), sched(4, 8, 8, 8, 16, 2, true, true))), "");
+  EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 16, 8, false, false, false, true), gemm_schedule(4, 8, 8, 8, 16, 2, true, true))), "");
 }
 
 TEST(tile_index, UpperBoundSeesThroughMin) {

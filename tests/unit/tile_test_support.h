@@ -1,10 +1,15 @@
 // Shared by the tile IR's tests: the verifier's problems as one text, so
 // that EXPECT_EQ(problems_text(verify(k)), "") prints them all on failure;
 // random inputs for a kernel's buffers; a GEMM schedule in one line; the
-// float64 product a GEMM shape describes, element by element.
+// float64 product a GEMM shape describes, element by element, and a check of
+// a GEMM's output C against the float64 value wanted at each element.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -52,6 +57,23 @@ inline double gemm_product(const tile::GemmShape& g, const ir::Tensor& A, const 
     c += A.data[static_cast<size_t>(b * g.a_batch + m * g.a_m + l * g.a_k)] *
          B.data[static_cast<size_t>(b * g.b_batch + l * g.b_k + n * g.b_n)];
   return c;
+}
+
+/// Every C[b][m][n] (through g's strides) within 1e-12 relative of
+/// want(b, m, n); the first three misses are reported, tagged with `what`.
+inline void expect_gemm_output(const tile::GemmShape& g, const ir::Tensor& C,
+                               const std::function<double(int64_t, int64_t, int64_t)>& want,
+                               const std::string& what) {
+  int bad = 0;
+  for (int64_t b = 0; b < g.batch; ++b)
+    for (int64_t m = 0; m < g.M; ++m)
+      for (int64_t n = 0; n < g.N; ++n) {
+        const double w = want(b, m, n);
+        const double got = C.data[static_cast<size_t>(b * g.c_batch + m * g.c_m + n * g.c_n)];
+        if (!(std::fabs(got - w) <= 1e-12 * (1 + std::fabs(w))) && bad++ < 3)
+          ADD_FAILURE() << what << ": C[" << b << "][" << m << "][" << n << "] = " << got << ", want " << w;
+      }
+  EXPECT_EQ(bad, 0) << what;
 }
 
 }  // namespace axon::test
