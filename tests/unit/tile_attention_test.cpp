@@ -110,6 +110,18 @@ std::vector<double> reference(const Case& c) {
   return out;
 }
 
+// The interpreter's inputs: q, k, v and (causal) the mask, typed as the
+// kernel's first buffers.
+std::vector<ir::Tensor> inputs_of(const Case& c, const Kernel& k) {
+  const std::vector<double>* data[] = {&c.q, &c.k, &c.v, &c.mask};
+  std::vector<ir::Tensor> in(3 + (c.causal ? 1 : 0));
+  for (size_t i = 0; i < in.size(); ++i) {
+    in[i].type = ir::Type{k.buffers[i].dtype, k.buffers[i].shape};
+    in[i].data = *data[i];
+  }
+  return in;
+}
+
 TEST(tile_attention, InterpretsToSoftmaxOfScoresTimesValues) {
   for (int variant = 0; variant < 4; ++variant) {
     const bool causal = variant % 2 == 1;
@@ -118,13 +130,7 @@ TEST(tile_attention, InterpretsToSoftmaxOfScoresTimesValues) {
     s.bq = 4, s.bk = 8, s.mr = 2, s.nr = 4, s.threads = 2, s.transpose_k = variant < 2;
     Kernel k = lower_attention(c.a, s, extras_of(c), score_of(c));
     ASSERT_EQ(problems_text(verify(k)), "") << print(k);
-    std::vector<ir::Tensor> in(3 + (causal ? 1 : 0));
-    std::vector<double>* data[] = {&c.q, &c.k, &c.v, &c.mask};
-    for (size_t i = 0; i < in.size(); ++i) {
-      in[i].type = ir::Type{k.buffers[i].dtype, k.buffers[i].shape};
-      in[i].data = *data[i];
-    }
-    std::vector<double> got = interpret(k, in).at(0).data, want = reference(c);
+    std::vector<double> got = interpret(k, inputs_of(c, k)).at(0).data, want = reference(c);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-12) << "causal " << causal << " element " << i;
   }
@@ -191,13 +197,7 @@ TEST(tile_attention, SplitKeyRangesInterpretToTheSameSoftmax) {
       Kernel k = lower_attention(c.a, s, extras_of(c), score_of(c));
       ASSERT_EQ(problems_text(verify(k)), "") << print(k);
       ASSERT_NE(print(k).find("combine the ranges"), std::string::npos);
-      std::vector<ir::Tensor> in(3 + (causal ? 1 : 0));
-      std::vector<double>* data[] = {&c.q, &c.k, &c.v, &c.mask};
-      for (size_t i = 0; i < in.size(); ++i) {
-        in[i].type = ir::Type{k.buffers[i].dtype, k.buffers[i].shape};
-        in[i].data = *data[i];
-      }
-      std::vector<double> got = interpret(k, in).at(0).data, want = reference(c);
+      std::vector<double> got = interpret(k, inputs_of(c, k)).at(0).data, want = reference(c);
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i)
         ASSERT_NEAR(got[i], want[i], 1e-12 * (1 + std::fabs(want[i])))
