@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/c_like/tile_cpp.h"
+#include "codegen/cpu/stage_knobs.h"
 #include "support/diagnostic.h"
 #include "tile/inline_value.h"
 #include "tile/verify.h"
@@ -175,9 +176,7 @@ tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a,
 std::string emit_attention_function(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
                                     const target::Target& t, const std::string& fn) {
   tile::Kernel k = attention_kernel(g, a, s, fn);
-  TileCppOptions o;
-  o.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
-  return print_tile_function(k, fn, o);
+  return print_tile_function(k, fn, tile_printer_options(t));
 }
 
 }  // namespace axon::codegen

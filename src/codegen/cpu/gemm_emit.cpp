@@ -3,6 +3,7 @@
 #include <string>
 
 #include "codegen/c_like/tile_cpp.h"
+#include "codegen/cpu/stage_knobs.h"
 #include "codegen/cpu/gemm.h"
 #include "support/diagnostic.h"
 #include "tile/verify.h"
@@ -13,9 +14,7 @@ std::string emit_gemm_function(const GemmShape& g, const GemmSchedule& s, const 
                                const std::string& fn) {
   tile::Kernel k = tile::lower_gemm(g, s, fn);
   tile::require_well_formed(k, "the GEMM's tile program");
-  TileCppOptions o;
-  o.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
-  return print_tile_function(k, fn, o);
+  return print_tile_function(k, fn, tile_printer_options(t));
 }
 
 }  // namespace axon::codegen

@@ -78,9 +78,7 @@ tile::Kernel epilogue_kernel(const ir::Graph& g, const loop::EpilogueGroup& e, c
 std::string emit_epilogue_function(const ir::Graph& g, const loop::EpilogueGroup& e, const GemmSchedule& s,
                                    const target::Target& t, const std::string& fn) {
   tile::Kernel k = epilogue_kernel(g, e, s, fn);
-  TileCppOptions o;
-  o.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
-  return print_tile_function(k, fn, o);
+  return print_tile_function(k, fn, tile_printer_options(t));
 }
 
 }  // namespace axon::codegen

@@ -262,23 +262,18 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
   return bytes / bandwidth(t, o.threads) + c.flops / (2e9 * lanes * std::max(1, o.threads));
 }
 
-namespace {
-
-// The printer's options for the ISA of `t`: vectors of 256 or 512 bits.
-TileCppOptions printer_options(const target::Target& t) {
+TileCppOptions tile_printer_options(const target::Target& t) {
   TileCppOptions p;
   p.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
   return p;
 }
 
-}  // namespace
-
 KernelSource emit_copy_cpp(const CopyShape& c, const CopySchedule& s, const target::Target& t, const std::string& entry) {
-  return print_tile_cpp(tile::lower_copy(c, s, entry), "a layout copy", printer_options(t));
+  return print_tile_cpp(tile::lower_copy(c, s, entry), "a layout copy", tile_printer_options(t));
 }
 
 KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t, int unroll) {
-  TileCppOptions p = printer_options(t);
+  TileCppOptions p = tile_printer_options(t);
   p.unroll = unroll;
   return print_tile_cpp(tile::lower_with(g, tile::loops_pipeline(o), g.entry), g, "a fused loop kernel", p);
 }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/c_like/tile_cpp.h"
 #include "codegen/cpu/gemm.h"
 #include "codegen/cpu/row_kernel_cpp.h"
 #include "loop/partition.h"
@@ -74,5 +75,8 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
 /// `t`, `unroll` vectors per step of a vector loop without a reduction.
 KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t, int unroll = 1);
 
+/// The tile printer's options for the ISA of `t` (codegen/c_like/tile_cpp.h):
+/// vectors of 256 or 512 bits, or none below 256.
+TileCppOptions tile_printer_options(const target::Target& t);
 
 }  // namespace axon::codegen
