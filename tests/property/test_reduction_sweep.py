@@ -216,6 +216,18 @@ ROW_KERNEL_VEC_AXIS_0 = {"k0.row_block": 0, "k0.row_group": 1, "k0.stream_prefet
                          "k0.unroll": 1, "k0.vec_axis": 0}
 
 
+def _verified_at(spec, folder, schedule, marker):
+    """Compiles `spec` at `schedule` (its kernel text must contain `marker`)
+    and verifies it: (axon verify's report, its worst error over budget)."""
+    proc = conftest.run_axon(["compile", spec, "-o", folder / "k", "--schedule", json.dumps(schedule)])
+    assert proc.returncode == conftest.EXIT_OK, conftest.describe(proc)
+    assert marker in (folder / "k" / "kernel.cpp").read_text()
+    proc = conftest.run_axon(["verify", spec, folder / "k" / "kernel.cpp", "--no-sanitizer", "--no-time", "--json",
+                              "--seed", 1], timeout=600)
+    report = json.loads(proc.stdout)
+    return report, max(report["max_error_over_budget"].values())
+
+
 @pytest.mark.parametrize("vec_axis,row_group", [(0, 1), (1, 1), (0, 4), (1, 4)])
 def test_row_kernel_sums_in_budget(vec_axis, row_group, tmp_path):
     """A row kernel's sums are blocked (docs/error_budget.md): the scalar
@@ -226,13 +238,7 @@ def test_row_kernel_sums_in_budget(vec_axis, row_group, tmp_path):
     name = "sum-4194304-all" if row_group == 1 else "sum-4x1048576-ax1"
     folder, spec = _spec(BY_NAME[name], tmp_path)
     schedule = dict(ROW_KERNEL_VEC_AXIS_0, **{"k0.vec_axis": vec_axis, "k0.row_group": row_group})
-    proc = conftest.run_axon(["compile", spec, "-o", folder / "k", "--schedule", json.dumps(schedule)])
-    assert proc.returncode == conftest.EXIT_OK, conftest.describe(proc)
-    assert "blocks of 64 steps" in (folder / "k" / "kernel.cpp").read_text()
-    proc = conftest.run_axon(["verify", spec, folder / "k" / "kernel.cpp", "--no-sanitizer", "--no-time", "--json",
-                              "--seed", 1], timeout=600)
-    report = json.loads(proc.stdout)
-    worst = max(report["max_error_over_budget"].values())
+    report, worst = _verified_at(spec, folder, schedule, "blocks of 64 steps")
     conftest.report(f"reduction sweep  schedule   {name} vec_axis {vec_axis} row_group {row_group}  "
                     f"{worst:.3g} of the budget (axon verify: {report['verdict']})")
     # Blocked, the error is thousands of times below the budget (3e-5 .. 2e-4 of it
@@ -249,13 +255,7 @@ def test_tile_row_sums_in_budget(name, tmp_path):
     conftest.require_axon()
     folder, spec = _spec(BY_NAME[name], tmp_path)
     schedule = dict(ROW_KERNEL_VEC_AXIS_0, **{"k0.vec_axis": 1, "k0.tile": 1})
-    proc = conftest.run_axon(["compile", spec, "-o", folder / "k", "--schedule", json.dumps(schedule)])
-    assert proc.returncode == conftest.EXIT_OK, conftest.describe(proc)
-    assert "accumulator chains" in (folder / "k" / "kernel.cpp").read_text()
-    proc = conftest.run_axon(["verify", spec, folder / "k" / "kernel.cpp", "--no-sanitizer", "--no-time", "--json",
-                              "--seed", 1], timeout=600)
-    report = json.loads(proc.stdout)
-    worst = max(report["max_error_over_budget"].values())
+    report, worst = _verified_at(spec, folder, schedule, "accumulator chains")
     conftest.report(f"reduction sweep  tile program   {name}  {worst:.3g} of the budget (axon verify: {report['verdict']})")
     assert report["verdict"] == "accept" and worst <= 0.01, (worst, report["reasons"])
 
