@@ -194,8 +194,8 @@ std::vector<StaticData> shared_static_data(const std::string& object_path) {
   // lines: "0000000000000000 l     O .bss\t0000000000005a00 name".
   std::map<std::string, int64_t> writable;  // section -> bytes
   std::vector<StaticData> found;
-  std::set<std::string> named;  // sections with a symbol in them
-  std::map<std::string, int64_t> compiler_bytes;  // section -> bytes of the runtime's own symbols
+  std::set<std::string> listed;                   // sections with a symbol in `found`
+  std::map<std::string, int64_t> runtime_bytes;  // section -> bytes of the C++ runtime's own symbols
   std::istringstream in(r.output);
   std::string line;
   while (std::getline(in, line)) {
@@ -226,25 +226,20 @@ std::vector<StaticData> shared_static_data(const std::string& object_path) {
     const int64_t bytes = std::strtoll(bytes_hex.c_str(), nullptr, 16);
     const bool object = head.find(" O ") != std::string::npos;
     if (section == "*COM*" || (object && writable.count(section) && bytes > 0)) {
-      named.insert(section);
       // The C++ runtime's personality pointer (DW.ref.__gxx_personality_v0),
       // which the dynamic linker writes once at load time.
       if (starts_with(symbol, "DW.ref.")) {
-        compiler_bytes[section] += bytes;
+        runtime_bytes[section] += bytes;
         continue;
       }
       found.push_back({section, demangle(symbol), bytes});
+      listed.insert(section);
     }
   }
-  for (const auto& [section, bytes] : writable) {
-    const auto c = compiler_bytes.find(section);
-    if (c != compiler_bytes.end() && c->second >= bytes) continue;
-    if (!named.count(section) || c != compiler_bytes.end()) {
-      bool listed = false;
-      for (const StaticData& d : found) listed = listed || d.section == section;
-      if (!listed) found.push_back({section, "", bytes});
-    }
-  }
+  // A writable section with no symbol listed, beyond the runtime's bytes:
+  // its bytes, unnamed.
+  for (const auto& [section, bytes] : writable)
+    if (!listed.count(section) && runtime_bytes[section] < bytes) found.push_back({section, "", bytes});
   return found;
 }
 
