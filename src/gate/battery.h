@@ -27,13 +27,13 @@
 //   then one per mixed set, after, fresh, poison
 // Then the slots (A, B and two other distributions, each in its own
 // buffers), their baselines, concurrent rounds on A's and B's slots, the
-// soak (1500 to 2500 calls over the slots with drawn fills, ten of them
+// soak (1100 to 1499 calls over the slots with drawn fills, ten of them
 // recorded at drawn positions, the last few past the thousandth call), the
 // timing loop over the slots and a last recorded call. The sanitized build
 // makes call 0 only, on the heap.
 //
 // The user run (user_driver_source.h) calls the kernel on one drawn set in a
-// plain process 1000 to 2000 times.
+// plain process 1050 to 1349 times (fewer past 5 s).
 #pragma once
 
 #include <atomic>
@@ -76,8 +76,8 @@ inline constexpr int kPoison = 0, kNan = 1, kZeros = 2, kRandom = 3, kOutputsOfB
 /// longer than max_ms in all).
 struct UserPlan {
   int set = 0;
-  int calls = 1000;
-  double max_ms = 10000;
+  int calls = 1050;
+  double max_ms = 5000;
 };
 
 struct Battery {

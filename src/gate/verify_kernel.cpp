@@ -105,23 +105,25 @@ struct Executables {
   std::string optimised, sanitized, user;
 };
 
-// The verdict's phases as they end (GateReport::phases_s).
+// Phases as they end, in order (GateReport::phases_s, or a list of its
+// own for work that runs beside the verdict's main thread).
 class PhaseClock {
  public:
   using Clock = std::chrono::steady_clock;
-  explicit PhaseClock(GateReport& r) : report_(r), start_(Clock::now()), last_(start_) {}
+  using Phases = std::vector<std::pair<std::string, double>>;
+  explicit PhaseClock(Phases& phases) : phases_(phases), start_(Clock::now()), last_(start_) {}
   static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
   /// The time since the previous lap (or the start) is phase `name`.
   void lap(const std::string& name) {
     Clock::time_point now = Clock::now();
-    report_.phases_s.emplace_back(name, std::chrono::duration<double>(now - last_).count());
+    phases_.emplace_back(name, std::chrono::duration<double>(now - last_).count());
     last_ = now;
   }
-  void record(const std::string& name, double seconds) { report_.phases_s.emplace_back(name, seconds); }
-  void total() { report_.phases_s.emplace_back("total", since(start_)); }
+  void record(const std::string& name, double seconds) { phases_.emplace_back(name, seconds); }
+  void total() { phases_.emplace_back("total", since(start_)); }
 
  private:
-  GateReport& report_;
+  Phases& phases_;
   Clock::time_point start_, last_;
 };
 
@@ -422,9 +424,17 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
           {{"kind", f.kind}, {"symbol", f.what}, {"detail", f.detail}});
   if (!report.reasons.empty()) return;
 
-  // The float64 references depend only on the inputs: they are computed
-  // while the kernel builds and while the sanitized and user runs go on
-  // (nothing is timed in those).
+  // The kernel builds while the battery is planned (the build reads none
+  // of it; its reasons go to report.reasons, the plan writes
+  // report.inputs and report.distributions). The float64 references depend
+  // only on the inputs: they are computed while the kernel builds and while
+  // the sanitized and user runs go on (nothing is timed in those).
+  PhaseClock::Phases build_phases;
+  std::future<std::optional<Executables>> build_job = std::async(std::launch::async, [&] {
+    PhaseClock build_clock(build_phases);
+    return build(wd, opts, abi.entry, v, build_clock);
+  });
+  const PhaseClock::Clock::time_point plan_start = PhaseClock::Clock::now();
   Battery battery = plan_battery(g, report.seed, opts.time_kernel);
   report.inputs = describe_inputs(battery);
   for (const BatterySet& s : battery.sets)
@@ -435,7 +445,7 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
     if (battery.sets[s].compared) compared.push_back(static_cast<int>(s));
   const int threads = opts.reference_threads > 0 ? opts.reference_threads
                                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  clock.lap("plan");
+  clock.record("plan", PhaseClock::since(plan_start));
   double reference_s = 0;
   auto reference_job = std::async(std::launch::async, [&] {
     const PhaseClock::Clock::time_point t0 = PhaseClock::Clock::now();
@@ -443,7 +453,9 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
     reference_s = PhaseClock::since(t0);
   });
 
-  std::optional<Executables> exe = build(wd, opts, abi.entry, v, clock);
+  std::optional<Executables> exe = build_job.get();
+  for (const auto& [name, seconds] : build_phases) clock.record(name, seconds);
+  clock.lap("plan_and_build");
   if (!exe) {
     refs.stop();
     reference_job.wait();
@@ -543,7 +555,7 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
 
 GateReport verify_kernel(const ir::Graph& g, const std::string& kernel_source, const GateOptions& opts) {
   GateReport report;
-  PhaseClock clock(report);
+  PhaseClock clock(report.phases_s);
   judge_kernel(g, kernel_source, opts, report, clock);
   report.accepted = report.reasons.empty();
   clock.total();
