@@ -368,6 +368,7 @@ struct VerifyFlags {
   std::optional<uint64_t> seed;
   std::string keep_dir;
   double timeout_s = 0;
+  double repeat_s = 5;
   bool no_sanitizer = false, no_time = false;
 };
 
@@ -380,6 +381,7 @@ int cmd_verify(const Common& c, const VerifyFlags& f) {
   axon::gate::GateOptions o;
   o.seed = f.seed;
   o.call_timeout_s = f.timeout_s;
+  o.repeat_s = f.repeat_s;
   o.run_sanitizer = !f.no_sanitizer;
   o.time_kernel = !f.no_time;
   o.check_roofline = !f.no_time;
@@ -387,6 +389,11 @@ int cmd_verify(const Common& c, const VerifyFlags& f) {
   std::string replay = "axon verify " + shell_word(c.spec) + " " + shell_word(f.kernel);
   if (!c.entry.empty()) replay += " --entry " + shell_word(c.entry);
   for (const std::string& d : c.defines) replay += " -D " + shell_word(d);
+  if (f.repeat_s != VerifyFlags{}.repeat_s) {
+    std::ostringstream r;
+    r << f.repeat_s;
+    replay += " --repeat-seconds " + r.str();
+  }
   o.replay_command = replay;
 
   axon::gate::GateReport r = axon::gate::verify_kernel(spec.graph, source, o);
@@ -662,6 +669,10 @@ int main(int argc, char** argv) {
   auto* seed_opt = verify->add_option("--seed", verify_seed, "seed of the battery (default: a fresh one)");
   verify->add_option("--keep", vf.keep_dir, "build and run in this folder and keep it (logs, binaries, plan)");
   verify->add_option("--timeout", vf.timeout_s, "seconds one call may take (default: from the roofline floor)");
+  verify->add_option("--repeat-seconds", vf.repeat_s,
+                     "seconds the soak and the plain process may each spend repeating calls (default 5); a kernel "
+                     "slower than about 4 ms per call makes fewer than 1000 of them unless this is raised")
+      ->check(CLI::Range(0.5, 3600.0));
   verify->add_flag("--no-sanitizer", vf.no_sanitizer, "skip the AddressSanitizer/UBSan build");
   verify->add_flag("--no-time", vf.no_time, "skip timing and the roofline check");
 

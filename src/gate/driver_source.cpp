@@ -166,7 +166,7 @@ int g_conc_a = -1, g_conc_b = -1, g_min_rounds = 16, g_max_rounds = 4096;
 double g_rounds_min_ms = 100, g_rounds_max_ms = 2000;
 SoakCall* g_soak = nullptr;
 int g_nsoak = 0;
-double g_soak_max_ms = 6000;
+double g_soak_max_ms = 5000;
 int g_timed = 0, g_warmup = 1, g_min_reps = 5;
 double g_min_ms = 200, g_max_ms = 3000;
 int* g_time_fills = nullptr;

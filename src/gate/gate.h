@@ -71,6 +71,11 @@ struct GateOptions {
   /// Address-space limit of the optimised run; 0: max(8 GiB, 4x the bytes
   /// the driver maps). The sanitized run is limited through ASan instead.
   int64_t memory_limit_bytes = 0;
+  /// How long the soak's unrecorded calls and the plain process's calls may
+  /// each go on (docs/gate.md, "Verdict time"): both plan more than a
+  /// thousand calls, which a kernel slower than about 4 ms per call does
+  /// not reach within the default.
+  double repeat_s = 5;
   bool run_sanitizer = true;
   bool time_kernel = true;
   /// Reject kernels faster than the roofline floor (needs time_kernel).

@@ -107,7 +107,7 @@ struct DriverPlan {
   int min_rounds = 16, max_rounds = 4096;
   double rounds_min_ms = 300, rounds_max_ms = 5000;
   std::vector<SoakCall> soak;
-  double soak_max_ms = 6000;  // unrecorded soak calls stop after this long
+  double soak_max_ms = 5000;  // unrecorded soak calls stop after this long (GateOptions::repeat_s)
   bool timed = false;
   int warmup = 1, min_reps = 5;
   double min_ms = 200, max_ms = 3000;

@@ -436,6 +436,7 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   });
   const PhaseClock::Clock::time_point plan_start = PhaseClock::Clock::now();
   Battery battery = plan_battery(g, report.seed, opts.time_kernel);
+  battery.plan.soak_max_ms = battery.user.max_ms = 1000 * opts.repeat_s;
   report.inputs = describe_inputs(battery);
   for (const BatterySet& s : battery.sets)
     if (s.compared) report.distributions.push_back(s.name);
