@@ -36,6 +36,18 @@ ReductionDomain reduction_domain(const Graph& g, const Node& n);
 /// For Concat: the first output index along the axis that operand k covers.
 std::vector<int64_t> concat_offsets(const Graph& g, const Node& n);
 
+/// Whether two shapes list the same extents once their unit axes are
+/// dropped (a reshape between them only inserts or removes unit axes).
+inline bool same_non_unit_axes(const Shape& a, const Shape& b) {
+  size_t i = 0, j = 0;
+  for (;;) {
+    while (i < a.size() && a[i] == 1) ++i;
+    while (j < b.size() && b[j] == 1) ++j;
+    if (i == a.size() || j == b.size()) return i == a.size() && j == b.size();
+    if (a[i++] != b[j++]) return false;
+  }
+}
+
 /// True when every index_k is an affine function of (o, r); only Reshape is not.
 inline bool has_affine_access(const Node& n) { return n.op != Op::Reshape; }
 
@@ -80,7 +92,22 @@ std::vector<I> operand_index(const Graph& g, const Node& n, int k, const std::ve
         idx.push_back(in.shape[a] == 1 && n.type.shape[a] != 1 ? I(int64_t{0}) : o[a]);
       return idx;
     case Op::Reshape: {
-      // Row-major order is kept: flatten o, then unflatten into the input shape.
+      // Row-major order is kept. A reshape that only inserts or drops unit
+      // axes keeps every other axis in order: read it axis by axis (the
+      // element the flat order gives, without products of sizes).
+      if (same_non_unit_axes(in.shape, n.type.shape)) {
+        size_t j = 0;
+        for (int a = 0; a < in.rank(); ++a) {
+          if (in.shape[a] == 1) {
+            idx.push_back(I(int64_t{0}));
+            continue;
+          }
+          while (n.type.shape[j] == 1) ++j;
+          idx.push_back(o[j++]);
+        }
+        return idx;
+      }
+      // Otherwise flatten o, then unflatten into the input shape.
       std::vector<int64_t> os = row_major_strides(n.type.shape);
       std::vector<int64_t> is = row_major_strides(in.shape);
       I flat = I(int64_t{0});

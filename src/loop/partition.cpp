@@ -88,24 +88,30 @@ bool plan_contraction(const Graph& g, NodeId e, Contraction* out, std::string* w
   if (n.type.dtype != DType::F32 || g[n.args[0]].type.dtype != DType::F32 || g[n.args[1]].type.dtype != DType::F32)
     return no("not float32");
   if (repeated(sp.a) || repeated(sp.b) || repeated(sp.out)) return no("a repeated label (a diagonal)");
+  const Shape& sa = g[n.args[0]].type.shape;
+  const Shape& sb = g[n.args[1]].type.shape;
+  // A label of extent 1 summed in one operand only reads index 0: it is no
+  // axis of the product (its stride never counts).
+  auto unit_in = [](const std::string& labels, const Shape& shape, char c) {
+    size_t p = labels.find(c);
+    return p != std::string::npos && shape[p] == 1;
+  };
   std::string batch, m, nn, k;
   for (char c : sp.a) {
     bool in_b = sp.b.find(c) != std::string::npos, in_o = sp.out.find(c) != std::string::npos;
     if (in_b && in_o) batch += c;
     else if (in_o) m += c;
     else if (in_b) k += c;
-    else return no(std::string("label '") + c + "' is summed in one operand only");
+    else if (!unit_in(sp.a, sa, c)) return no(std::string("label '") + c + "' is summed in one operand only");
   }
   for (char c : sp.b) {
     bool in_a = sp.a.find(c) != std::string::npos, in_o = sp.out.find(c) != std::string::npos;
     if (in_a) continue;
     if (in_o) nn += c;
-    else return no(std::string("label '") + c + "' is summed in one operand only");
+    else if (!unit_in(sp.b, sb, c)) return no(std::string("label '") + c + "' is summed in one operand only");
   }
   const View va = view_of(g, n.args[0]), vb = view_of(g, n.args[1]);
   if (cloneable(g[va.base]) || cloneable(g[vb.base])) return no("an operand is a constant");
-  const Shape& sa = g[n.args[0]].type.shape;
-  const Shape& sb = g[n.args[1]].type.shape;
   const std::vector<int64_t> sc = row_major_strides(n.type.shape);
   auto size_of = [&](char l) -> int64_t {
     size_t p = sp.a.find(l);

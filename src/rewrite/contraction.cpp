@@ -407,7 +407,8 @@ std::vector<Move> contraction_moves(const Graph& g, const std::vector<bool>& liv
     if (std::optional<SquarePlan> p = plan_square(g, i))
       out.push_back({"expand-square-of-difference",
                      "sum of (" + name(g, p->p) + " - " + name(g, p->q) + ")^2 at " + name(g, i) +
-                         " as |p|^2 + |q|^2 - 2 p.q, the cross term one contraction",
+                         " as |p|^2 + |q|^2 - 2 p.q, the cross term one contraction (it cancels where p is near "
+                         "q and far from 0: optimize refuses it when its kernel misses the budget on offset inputs)",
                      {i}, 0});
     if (g[i].op == Op::Einsum && is_chain_root(g, i, uses, live)) {
       Chain c = collect(g, i, uses);

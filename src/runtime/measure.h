@@ -32,6 +32,10 @@ struct MeasureOptions {
   int jobs = 2;                // parallel compiles
   int check_inputs = 2;        // random inputs each candidate is checked on
   uint64_t check_seed = 1;     // seed of the first one (then +1, +2, ...)
+  /// Added to every floating-point input value (then rounded to its
+  /// dtype): 1000 gives the gate's large_mean inputs, on which a rewrite
+  /// that cancels large terms shows its error.
+  double input_offset = 0;
   int warmup = 2, min_reps = 5;
   double min_seconds = 0.1;    // timed seconds per candidate, at least
   std::vector<std::string> flags;  // compiler flags (CompileOptions::flags); empty: the default

@@ -14,6 +14,7 @@
 #include "analysis/cost.h"
 #include "frontend/spec.h"
 #include "ir/printer.h"
+#include "loop/partition.h"
 #include "rewrite/rewrite.h"
 #include "transforms/pipeline.h"
 #include "verify/inputs.h"
@@ -242,6 +243,29 @@ TEST(rewrite_complexity, ChainSplitInTwoRunsIsDescribedAndBuilt) {
   EXPECT_DOUBLE_EQ(rewrite::cost(c.after).flops, 2.0 * (2 * 64 * 2 + 2 * 64 * 2 + 2 * 2 * 2));
   EXPECT_DOUBLE_EQ(rewrite::cost(g).flops, 2.0 * 3 * (2 * 64 * 2));
   expect_same_values(g, c.move, {{2, 3}, {64, 5}});
+}
+
+// The same with the sides broadcast by indexing with None, as numpy users
+// write it: the reshapes that insert unit axes are read axis by axis, so
+// the proof over symbolic sizes goes through (a flat row-major index would
+// need products of sizes), and the cross term is a contraction the GEMM
+// takes (its unit labels summed in one operand only are no axes).
+TEST(rewrite_complexity, SquaredDistancesOfNoneIndexedSidesAreProved) {
+  ir::Graph g = from_source(
+      "def f(a: \"f32[12, 8]\", b: \"f32[10, 8]\"):\n"
+      "    return np.sum((a[:, None, :] - b[None, :, :]) ** 2, axis=-1)\n");
+  Candidate c = proved(g, "expand-square-of-difference");
+  expect_same_values(g, c.move, {{12, 5}, {10, 3}, {8, 4}});
+  ir::NodeId cross = -1;
+  for (ir::NodeId i = 0; i < c.after.size(); ++i)
+    if (c.after[i].op == ir::Op::Einsum) cross = i;
+  ASSERT_GE(cross, 0) << ir::print(c.after);
+  loop::Contraction con;
+  std::string why;
+  EXPECT_TRUE(loop::plan_contraction(c.after, cross, &con, &why)) << why;
+  EXPECT_EQ(con.M, 12);
+  EXPECT_EQ(con.N, 10);
+  EXPECT_EQ(con.K, 8);
 }
 
 // Pairwise squared distances: sum_k (a - b)^2 over broadcast sides as
