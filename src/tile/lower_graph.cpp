@@ -135,7 +135,8 @@ class Lowerer {
                         n.type.dtype == DType::I64;
     if (n.type.numel() == 0) out->push_back(Stmt::comment("empty: nothing to compute"));
     else if (n.op == Op::Concat) lower_concat(id, out);
-    else if (n.op == Op::Einsum && !dom.extents.empty() && native && terms <= kIkjMaxTerms) lower_einsum_ikj(id, dom, out);
+    else if (n.op == Op::Einsum && !dom.extents.empty() && native && terms <= kIkjMaxTerms && last_axis_contiguous(n))
+      lower_einsum_ikj(id, dom, out);
     else if (!dom.extents.empty()) lower_reduction(id, dom, out);
     else lower_map(id, out);
 
@@ -179,6 +180,21 @@ class Lowerer {
     Stmt body = Stmt::seq({Stmt::alloc(a), Stmt::store(a, {}, Value::constant(identity, n.type.dtype)), fold,
                            Stmt::store(buf_[id], o, Value::load(a, {}, n.type.dtype))});
     out->push_back(outer.loops.empty() ? body : outer.wrap(body));
+  }
+
+  // Whether the output's last label is the last label of every operand
+  // that carries it: then the i-k-j order (lower_einsum_ikj) reads the
+  // operands along rows in its innermost loop. Otherwise (A @ v, A @ B.T)
+  // the innermost output axis is a column of an operand, and the einsum is
+  // lowered as a reduction: a dot product per output element, along the
+  // operands' rows.
+  static bool last_axis_contiguous(const Node& n) {
+    EinsumSpec s;
+    if (!parse_einsum(n.attrs.text, &s) || s.out.empty()) return true;
+    const char last = s.out.back();
+    for (const std::string* labels : {&s.a, &s.b})
+      if (labels->find(last) != std::string::npos && labels->back() != last) return false;
+    return true;
   }
 
   void lower_einsum_ikj(NodeId id, const ReductionDomain& dom, std::vector<Stmt>* out) {

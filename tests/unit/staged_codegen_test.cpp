@@ -132,14 +132,20 @@ TEST(staged_codegen, attentionAndMlpWorkloadsAreCorrect) {
 
 // Odd sizes (tiles cut by every edge), transposed and broadcast operands,
 // matrix-vector products, reshaped operands, an epilogue, random schedules.
+// A matrix-vector product (no batch, one output row or column) is no
+// contraction stage: the loops pipeline lowers it as one dot product per
+// output element (A @ x) or as row updates (x @ A).
 TEST(staged_codegen, oddContractionsWithRandomSchedules) {
+  const std::string matrix_vector[] = {
+      "def f(A: \"f32[33, 65]\", x: \"f32[65]\"):\n    return A @ x\n",
+      "def f(x: \"f32[65]\", A: \"f32[65, 33]\"):\n    return x @ A\n",
+      "def f(x: \"f32[65]\", A: \"f32[65, 33]\", b: \"f32[33]\"):\n    return np.tanh(x @ A + b)\n",
+  };
   const char* specs[] = {
       "def f(A: \"f32[37, 19]\", B: \"f32[19, 53]\"):\n    return A @ B\n",
       "def f(A: \"f32[19, 37]\", B: \"f32[53, 19]\"):\n    return A.T @ B.T\n",
       "def f(A: \"f32[3, 13, 7]\", B: \"f32[7, 29]\"):\n    return A @ B\n",
       "def f(A: \"f32[2, 3, 5, 7]\", B: \"f32[7, 29]\"):\n    return np.einsum('abmk,kn->abmn', A, B)\n",
-      "def f(A: \"f32[33, 65]\", x: \"f32[65]\"):\n    return A @ x\n",
-      "def f(x: \"f32[65]\", A: \"f32[65, 33]\"):\n    return x @ A\n",
       "def f(Q: \"f32[4, 3, 16]\", K: \"f32[4, 21, 16]\"):\n    return np.einsum('bmk,bnk->bnm', Q, K)\n",
       "def f(q: \"f32[6, 16]\", K: \"f32[2, 21, 16]\"):\n    return q.reshape(2, 3, 16) @ np.swapaxes(K, 1, 2)\n",
       "def f(X: \"f32[9, 40]\", W: \"f32[40, 70]\", b: \"f32[70]\"):\n    return np.maximum(X @ W + b, 0.0), X * 2.0\n",
@@ -153,6 +159,14 @@ TEST(staged_codegen, oddContractionsWithRandomSchedules) {
     for (const auto& st : p.stages)
       has_contraction |= st.kind == loop::StageKind::Contraction || st.kind == loop::StageKind::Epilogue;
     EXPECT_TRUE(has_contraction) << src << kinds(p);
+    expect_correct_default_and_random(g, src, rng);
+  }
+  for (const std::string& body : matrix_vector) {
+    std::string src = "import numpy as np\n\n" + body;
+    ir::Graph g = parse(src);
+    loop::Partition p = loop::partition_graph(g);
+    for (const auto& st : p.stages)
+      EXPECT_TRUE(st.kind != loop::StageKind::Contraction && st.kind != loop::StageKind::Epilogue) << src << kinds(p);
     expect_correct_default_and_random(g, src, rng);
   }
 }
@@ -186,7 +200,7 @@ TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
       "def f(X: \"f32[21, 40]\", W: \"f32[40, 37]\", R: \"f32[21, 37]\", s: \"f32[21, 1]\"):\n"
       "    y = X @ W\n    return np.clip(y * s, -0.5, 0.5) + np.where(y > 0, y, 0.01 * y) * R\n",
       "def f(A: \"f32[3, 13, 70]\", B: \"f32[3, 70, 29]\", b: \"f32[29]\"):\n    return np.maximum(A @ B + b, 0.0)\n",
-      "def f(x: \"f32[65]\", A: \"f32[65, 33]\", b: \"f32[33]\"):\n    return np.tanh(x @ A + b)\n",
+      "def f(x: \"f32[2, 65]\", A: \"f32[65, 33]\", b: \"f32[33]\"):\n    return np.tanh(x @ A + b)\n",
       "def f(X: \"f32[9, 300]\", W1: \"f32[300, 20]\", W3: \"f32[300, 20]\"):\n"
       "    h = X @ W1\n    return h / (1.0 + np.exp(-h)) * (X @ W3)\n",
       "def f(X: \"f32[17, 24]\", W: \"f32[24, 40]\", M: \"bool[17, 40]\"):\n    return np.where(M, X @ W, -1.0)\n",

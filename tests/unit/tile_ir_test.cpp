@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -306,6 +307,32 @@ TEST(tile_lower, EinsumMatmulBatchedAndDot) {
   g.outputs = {einsum(g, "ij,jk->ik", param(g, 0), param(g, 1)), einsum(g, "bij,bjk->bik", param(g, 2), param(g, 3)),
                einsum(g, "i,i->", param(g, 4), param(g, 4)), einsum(g, "ij,j->i", param(g, 0), param(g, 4))};
   expect_lowering_matches(g, 3, "einsums");
+}
+
+// An einsum whose last output axis is the last axis of every operand that
+// carries it (A @ B, v @ B) is lowered in i-k-j order: the output zeroed,
+// then updated along rows. Otherwise (A @ v, A @ B.T) the innermost output
+// axis would walk down columns: it is lowered as a reduction, a register
+// accumulator per output element summed along the operands' rows.
+TEST(tile_lower, EinsumOrderFollowsTheContiguousAxis) {
+  Graph g = make_graph({{"a", {DType::F32, {4, 6}}}, {"b", {DType::F32, {6, 3}}}, {"c", {DType::F32, {5, 6}}},
+                        {"v", {DType::F32, {6}}}});
+  auto lowered = [&](const std::string& spec, NodeId x, NodeId y) {
+    Graph h = g;
+    h.outputs = {einsum(h, spec, x, y)};
+    expect_lowering_matches(h, 4, spec);
+    return tile::print(tile::lower_graph(h, "k"));
+  };
+  const std::string ikj = "+= einsum(", reduction = "alloc acc";
+  for (auto [spec, x, y] : {std::tuple{"ij,jk->ik", 0, 1}, std::tuple{"j,jk->k", 3, 1}}) {
+    std::string text = lowered(spec, param(g, x), param(g, y));
+    EXPECT_EQ(text.find(reduction), std::string::npos) << spec << "\n" << text;
+    EXPECT_NE(text.find(ikj), std::string::npos) << spec << "\n" << text;
+  }
+  for (auto [spec, x, y] : {std::tuple{"ij,j->i", 0, 3}, std::tuple{"ij,kj->ik", 0, 2}}) {
+    std::string text = lowered(spec, param(g, x), param(g, y));
+    EXPECT_NE(text.find(reduction), std::string::npos) << spec << "\n" << text;
+  }
 }
 
 TEST(tile_lower, LayoutOpsAndIota) {
