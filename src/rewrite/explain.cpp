@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "ir/printer.h"
+#include "loop/describe.h"
+#include "loop/partition.h"
 
 namespace axon::rewrite {
 namespace {
@@ -15,6 +17,18 @@ std::string fmt(double v) {
   std::snprintf(b, sizeof b, "%.3g", v);
   return b;
 }
+// The stages the code generator cuts `g` into (loop/describe.h).
+nlohmann::json stages_json(const ir::Graph& g) {
+  nlohmann::json out = nlohmann::json::array();
+  try {
+    for (const loop::StageDescription& d : loop::describe_stages(g, loop::partition_graph(g)))
+      out.push_back({{"kind", d.kind}, {"what", d.what}, {"why", d.why}});
+  } catch (const std::exception& e) {  // the report goes on without them
+    out = nlohmann::json::array({{{"kind", "unknown"}, {"what", "the stages could not be planned"}, {"why", {e.what()}}}});
+  }
+  return out;
+}
+
 std::string cost_str(const nlohmann::json& c) {
   return fmt(c["flops"].get<double>()) + " flops, " + fmt(c["bytes"].get<double>()) + " bytes";
 }
@@ -55,6 +69,7 @@ nlohmann::json explain_json(const ir::Graph& g, const ExploreOptions& options) {
     ch["steps"].push_back({{"kind", s.move.kind}, {"detail", s.move.detail}, {"solver_ms", s.proof.solver_ms}});
   ch["cost"] = cost_json(best.cost);
   ch["ir"] = ir::print(best.graph);
+  ch["stages"] = stages_json(best.graph);
   j["chosen"] = ch;
   j["explore"] = {{"stop", stop_reason_name(e.stop)}, {"variants", e.variants}, {"iterations", e.iterations},
                   {"proofs", e.proofs}};
@@ -81,6 +96,11 @@ std::string explain_text(const nlohmann::json& j) {
   for (const auto& st : ch["steps"]) s << "  " << st["kind"].get<std::string>() << ": " << st["detail"].get<std::string>() << "\n";
   s << "explore stopped: " << j["explore"]["stop"].get<std::string>() << " (" << j["explore"]["variants"]
     << " variants, " << j["explore"]["iterations"] << " iterations, " << j["explore"]["proofs"] << " proofs)\n";
+  s << "stages of the chosen variant:\n";
+  for (const auto& st : ch["stages"]) {
+    s << "  " << st["kind"].get<std::string>() << ": " << st["what"].get<std::string>() << "\n";
+    for (const auto& w : st["why"]) s << "      " << w.get<std::string>() << "\n";
+  }
   s << ch["ir"].get<std::string>();
   return s.str();
 }

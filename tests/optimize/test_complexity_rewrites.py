@@ -33,6 +33,10 @@ def test_explain_lists_a_proved_complexity_rewrite(name):
     assert proved[0]["cost_after"]["flops"] <= 4 * N**2
     assert [s["kind"] for s in j["chosen"]["steps"]] == [CASES[name]]
     assert j["chosen"]["cost"]["flops"] <= 4 * N**2
+    # The chosen variant's stages: no n^3 matrix product is left in them.
+    stages = j["chosen"]["stages"]
+    assert stages and all(s["what"] for s in stages), stages
+    assert not any(s["kind"] == "contraction" and f"M {N}, N {N}, K {N}" in s["what"] for s in stages), stages
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

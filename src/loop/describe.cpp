@@ -1,0 +1,76 @@
+#include "loop/describe.h"
+
+#include <sstream>
+
+#include "ir/op.h"
+
+namespace axon::loop {
+
+namespace {
+
+std::string shape_text(const ir::Shape& s) {
+  std::ostringstream o;
+  o << "[";
+  for (size_t i = 0; i < s.size(); ++i) o << (i ? ", " : "") << s[i];
+  o << "]";
+  return o.str();
+}
+
+std::string nodes_text(const ir::Graph& g, const std::vector<ir::NodeId>& nodes) {
+  std::ostringstream o;
+  const size_t shown = 6;
+  for (size_t i = 0; i < nodes.size() && i < shown; ++i)
+    o << (i ? " " : "") << "%" << nodes[i] << "(" << ir::op_name(g[nodes[i]].op) << ")";
+  if (nodes.size() > shown) o << " and " << nodes.size() - shown << " more";
+  return o.str();
+}
+
+}  // namespace
+
+std::vector<StageDescription> describe_stages(const ir::Graph& g, const Partition& p) {
+  std::vector<StageDescription> out;
+  for (const Stage& st : p.stages) {
+    StageDescription d;
+    d.kind = st.kind == StageKind::Naive ? "loops" : stage_kind_name(st.kind);
+    std::ostringstream what;
+    switch (st.kind) {
+      case StageKind::Contraction: {
+        const Contraction& c = st.contraction;
+        what << "a matrix product, batch " << c.batch << ", M " << c.M << ", N " << c.N << ", K " << c.K;
+        break;
+      }
+      case StageKind::Epilogue:
+        what << "a matrix product with the elementwise work on its result applied to each tile";
+        break;
+      case StageKind::Attention:
+        what << "attention: scores, softmax and the product with V, without storing the scores";
+        break;
+      case StageKind::Copy:
+        what << "a layout copy of a transpose, " << shape_text(g[st.results.at(0)].type.shape);
+        break;
+      case StageKind::Row:
+        what << "a row kernel over " << st.row.rows << " rows of " << st.row.cols << " elements";
+        break;
+      case StageKind::Naive:
+        what << "loops (the general lowering: parallel and vectorised where the loops allow)";
+        if (!st.row.why.empty()) d.why.push_back("no row kernel: " + st.row.why);
+        for (ir::NodeId i : st.nodes) {
+          if (g[i].op != ir::Op::Einsum) continue;
+          Contraction c;
+          std::string why;
+          if (!plan_contraction(g, i, &c, &why))
+            d.why.push_back("%" + std::to_string(i) + " (einsum \"" + g[i].attrs.text + "\") is no contraction stage: " + why);
+          else if (c.batch == 1 && (c.M == 1 || c.N == 1))
+            d.why.push_back("%" + std::to_string(i) + " (einsum \"" + g[i].attrs.text +
+                            "\") is a matrix-vector product: memory-bound, lowered as loops");
+        }
+        break;
+    }
+    what << "; computes " << nodes_text(g, st.nodes);
+    d.what = what.str();
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace axon::loop
