@@ -4,6 +4,7 @@
 #include "loop/partition.h"
 
 #include "loop/attention_group.h"
+#include "loop/attention_prologue.h"
 #include "loop/epilogue_group.h"
 
 #include <algorithm>
@@ -180,6 +181,7 @@ class Partitioner {
       p.stages.push_back(std::move(s));
     }
     fuse_attention_groups(g_, &p);
+    fuse_attention_prologues(g_, &p);
     fuse_epilogue_groups(g_, &p);
     p.whole_graph = p.stages.size() == 1 && (p.stages[0].kind == StageKind::Row || p.stages[0].kind == StageKind::Naive);
     return p;

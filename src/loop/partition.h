@@ -61,6 +61,20 @@ struct LayoutCopy {
   std::vector<int64_t> in_strides;
 };
 
+/// The Q (or K) of an attention computed from its row alone (QK-norm,
+/// loop/attention_prologue.h): node `out` of `graph` (a row stage's graph,
+/// its params bound to `inputs`). Param `source` (of out's shape) is read in
+/// place of Q (K), as Stage::inputs[0] ([1]); the other params out reads,
+/// `reads` (ascending), follow the score's extras in Stage::inputs, Q's
+/// before K's. out = -1: none, Q (K) is read as it is.
+struct RowPrologue {
+  ir::Graph graph;
+  ir::NodeId out = -1;
+  int source = -1;
+  std::vector<int> reads;
+  std::vector<ir::NodeId> inputs;
+};
+
 /// softmax(score(S)) . V where S = Q . K^T (`qk`) and the product with V is
 /// `pv` (its A operand the probabilities, dense [batch, M, N]). The score is
 /// `score_graph`'s node `score` (elementwise over its params: param
@@ -83,6 +97,9 @@ struct AttentionGroup {
   int s_param = -1;
   std::vector<ir::NodeId> extra;
   std::vector<bool> computed;  // one per extra
+  /// QK-norm (loop/attention_prologue.h): Q and K as `q_rows` and `k_rows`
+  /// compute them in the kernel, row by row as they are read.
+  RowPrologue q_rows, k_rows;
 };
 
 /// value(C) stored instead of C = the contraction `gemm`: `graph` is the

@@ -19,6 +19,13 @@ bool inlinable(const ir::Graph& g, ir::NodeId id) {
 
 Value inline_value(const ir::Graph& g, ir::NodeId id, const std::vector<Index>& idx,
                    const std::function<Value(int param, const std::vector<Index>& idx)>& param) {
+  return inline_value(g, id, idx, param, LeafFn());
+}
+
+Value inline_value(const ir::Graph& g, ir::NodeId id, const std::vector<Index>& idx,
+                   const std::function<Value(int param, const std::vector<Index>& idx)>& param, const LeafFn& leaf) {
+  if (leaf)
+    if (std::optional<Value> v = leaf(id, idx)) return *v;
   const Node& n = g[id];
   if (n.op == Op::Param) return param(static_cast<int>(n.attrs.ints.at(0)), idx);
   if (n.op == Op::Iota) {
@@ -31,7 +38,7 @@ Value inline_value(const ir::Graph& g, ir::NodeId id, const std::vector<Index>& 
     throw InternalError(std::string("inline_value: a ") + ir::op_name(n.op) + " is not elementwise");
   std::vector<Value> args;
   for (size_t k = 0; k < n.args.size(); ++k)
-    args.push_back(inline_value(g, n.args[k], ir::operand_index<Index>(g, n, static_cast<int>(k), idx, {}), param));
+    args.push_back(inline_value(g, n.args[k], ir::operand_index<Index>(g, n, static_cast<int>(k), idx, {}), param, leaf));
   return Value::apply(n, std::move(args));
 }
 

@@ -7,10 +7,14 @@
 /// is a reduction, an einsum or a concat. `param(p, idx)` gives the value
 /// of graph parameter p at index idx (a Load of the buffer that holds it,
 /// or any Value a lowering has at hand); Constants become literals and
-/// Iotas their index.
+/// Iotas their index. With `leaf`, every node is first offered to it: a
+/// Value it returns stands for the node at that index (a reduction a
+/// lowering has already computed into a register, say), and the node's cone
+/// is not inlined; then only the nodes `leaf` declines must be inlinable.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "ir/graph.h"
@@ -22,5 +26,9 @@ bool inlinable(const ir::Graph& g, ir::NodeId id);
 
 Value inline_value(const ir::Graph& g, ir::NodeId id, const std::vector<Index>& idx,
                    const std::function<Value(int param, const std::vector<Index>& idx)>& param);
+
+using LeafFn = std::function<std::optional<Value>(ir::NodeId id, const std::vector<Index>& idx)>;
+Value inline_value(const ir::Graph& g, ir::NodeId id, const std::vector<Index>& idx,
+                   const std::function<Value(int param, const std::vector<Index>& idx)>& param, const LeafFn& leaf);
 
 }  // namespace axon::tile

@@ -36,15 +36,16 @@ int64_t key_ranges(int64_t key_blocks, int64_t splits, int64_t* per) {
 }
 
 Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
-                       const ScoreFn& score, const std::string& name) {
+                       const ScoreFn& score, const std::string& name, const AttentionPrologue& pro) {
   if (a.D2 > 0) throw InternalError("lower_attention: a second score product needs a ScoreFn2");
   return lower_attention(a, s, extra, ScoreFn2([&](const std::vector<Index>& bij, const Value& sv, const Value&,
                                                    const std::vector<int>& ex) { return score(bij, sv, ex); }),
-                         name);
+                         name, pro);
 }
 
 Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
-                       const ScoreFn2& score, const std::string& name) {
+                       const ScoreFn2& score, const std::string& name, const AttentionPrologue& pro) {
+  if (a.D2 > 0 && (pro.q || pro.k)) throw InternalError("lower_attention: a row prologue with a second score product");
   Kernel k;
   k.name = name;
   const ir::DType F = ir::DType::F32;
@@ -66,6 +67,9 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   const int S = k.add_buffer({"S", F, {bq, bk}, Scope::Scratch});
   const int S2 = two ? k.add_buffer({"S2", F, {bq, bk}, Scope::Scratch}) : -1;
   const int Oacc = k.add_buffer({"Oacc", F, {bq, a.Dv}, Scope::Scratch});
+  // The rows after their prologue: a query block's, a key block's.
+  const int Qn = pro.q ? k.add_buffer({"Qn", F, {bq * a.D}, Scope::Scratch}) : -1;
+  const int Kn = pro.k ? k.add_buffer({"Kn", F, {bk * a.D}, Scope::Scratch}) : -1;
   const int mrow = k.add_buffer({"mrow", F, {bq}, Scope::Scratch});
   const int lrow = k.add_buffer({"lrow", F, {bq}, Scope::Scratch});
   const int mx = k.add_buffer({"mx", F, {}, Scope::Register});
@@ -96,9 +100,16 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   int Kt = -1, Kt2 = -1;
   Stmt transpose, scores;
   // One product's scores of the block: into Sb, from Qb (Dq deep) and Kb.
-  struct Product { int Qb, Kb, Sb; int64_t Dq, qb_batch, qb_m, qb_k, kb_batch, kb_n, kb_k; };
-  std::vector<Product> products = {{Q, K, S, a.D, a.q_batch, a.q_m, a.q_k, a.k_batch, a.k_n, a.k_k}};
-  if (two) products.push_back({Q2, K2, S2, a.D2, a.q2_batch, a.q2_m, a.q2_k, a.k2_batch, a.k2_n, a.k2_k});
+  // q_first, k_first: the row of Qb (Kb) that holds the block's first row.
+  struct Product { int Qb, Kb, Sb; int64_t Dq, qb_batch, qb_m, qb_k, kb_batch, kb_n, kb_k; Index q_first, k_first; };
+  std::vector<Product> products = {{pro.q ? Qn : Q, pro.k ? Kn : K, S, a.D,
+                                    pro.q ? 0 : a.q_batch, pro.q ? a.D : a.q_m, pro.q ? 1 : a.q_k,
+                                    pro.k ? 0 : a.k_batch, pro.k ? a.D : a.k_n, pro.k ? 1 : a.k_k,
+                                    pro.q ? c(0) : row0, pro.k ? c(0) : kg * c(bk)}};
+  if (two) products.push_back({Q2, K2, S2, a.D2, a.q2_batch, a.q2_m, a.q2_k, a.k2_batch, a.k2_n, a.k2_k, row0, kg * c(bk)});
+  // The key block's rows through K's prologue into Kn.
+  Stmt k_rows;
+  if (pro.k) k_rows = loop("j", c(bk), pro.k(&k, v("b"), kg * c(bk) + v("j"), Kn, v("j") * c(a.D), extras));
   std::vector<Stmt> packs, products_of_block;
   // With one query block (all of a batch's rows, as MLA's heads), each key
   // block is packed just before its products, so that the block of K read
@@ -118,18 +129,19 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       Stmt pack = W > 0 && bk % W == 0 && pr.Dq % W == 0
           ? loop("jt", c(bk / W), loop("dt", c(pr.Dq / W), Stmt::copy(
                 View{T, slot * c(pr.Dq * bk) + v("dt") * c(W * bk) + v("jt") * c(W), {bk, 1}},
-                View{pr.Kb, v("b") * c(pr.kb_batch) + (kg * c(bk) + v("jt") * c(W)) * c(pr.kb_n) + v("dt") * c(W * pr.kb_k),
+                View{pr.Kb, v("b") * c(pr.kb_batch) + (pr.k_first + v("jt") * c(W)) * c(pr.kb_n) + v("dt") * c(W * pr.kb_k),
                      {pr.kb_k, pr.kb_n}},
                 {W, W})))
           : loop("j", c(bk), loop("d", c(pr.Dq), Stmt::store(T, {slot, v("d"), v("j")},
-                load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)}))));
+                load(pr.Kb, {v("b") * c(pr.kb_batch) + (pr.k_first + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)}))));
+      if (pr.Kb == Kn) pack = Stmt::seq({k_rows, pack});
       if (pack_per_block)
         products_of_block.push_back(pack);
       else
         packs.push_back(loop("kb", range_blocks, pack));
       products_of_block.push_back(loop("ir", c(bq / MR), loop("jr", c(bk / NR), Stmt::matmul(
           View{pr.Sb, v("ir") * c(MR * bk) + v("jr") * c(NR), {bk, 1}},
-          View{pr.Qb, v("b") * c(pr.qb_batch) + (row0 + v("ir") * c(MR)) * c(pr.qb_m), {pr.qb_m, pr.qb_k}},
+          View{pr.Qb, v("b") * c(pr.qb_batch) + (pr.q_first + v("ir") * c(MR)) * c(pr.qb_m), {pr.qb_m, pr.qb_k}},
           View{T, slot * c(pr.Dq * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(pr.Dq), c(0)))));
     } else {
       // S[i, j] = Q[b, row0 + i, :] . K[b, kb bk + j, :], a vector dot
@@ -137,8 +149,9 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       // rows (a GQA group's heads). (Keys outermost measured 9% slower on
       // m7, one thread: bench/RESULTS.md.)
       const int dot = k.add_buffer({pr.Sb == S ? "dot" : "dot2", F, {}, Scope::Register});
-      Value qd = load(pr.Qb, {v("b") * c(pr.qb_batch) + (row0 + v("i")) * c(pr.qb_m) + v("d") * c(pr.qb_k)});
-      Value kd = load(pr.Kb, {v("b") * c(pr.kb_batch) + (kg * c(bk) + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)});
+      Value qd = load(pr.Qb, {v("b") * c(pr.qb_batch) + (pr.q_first + v("i")) * c(pr.qb_m) + v("d") * c(pr.qb_k)});
+      Value kd = load(pr.Kb, {v("b") * c(pr.kb_batch) + (pr.k_first + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)});
+      if (pr.Kb == Kn) products_of_block.push_back(k_rows);
       Stmt acc = loop("d", c(pr.Dq), Stmt::accumulate(dot, {}, ir::Combine::Sum, apply(ir::Op::Mul, {qd, kd})), LoopKind::Vectorized);
       products_of_block.push_back(loop("i", c(bq), loop("j", c(bk), Stmt::seq({Stmt::alloc(dot), Stmt::store(dot, {}, f32(0)), acc,
                                                            Stmt::store(pr.Sb, {v("i"), v("j")}, load(dot, {}))}))));
@@ -207,9 +220,13 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       key_blocks = split ? min(c(per), *n - first) : *n;
       skipping = "; key blocks the mask covers wholly are skipped";
     }
-  Stmt block = loop("qb", c(a.M / bq), Stmt::seq({init, loop("kb", key_blocks, Stmt::seq({scores, softmax, values})), finish}));
+  std::vector<Stmt> query_block = {init};
+  if (pro.q) query_block.push_back(loop("i", c(bq), pro.q(&k, v("b"), row0 + v("i"), Qn, v("i") * c(a.D), extras)));
+  query_block.push_back(loop("kb", key_blocks, Stmt::seq({scores, softmax, values})));
+  query_block.push_back(finish);
+  Stmt block = loop("qb", c(a.M / bq), Stmt::seq(std::move(query_block)));
   std::vector<Stmt> per_batch;
-  for (int b : {Kt, Kt2, S, S2, Oacc, mrow, lrow})
+  for (int b : {Kt, Kt2, S, S2, Oacc, Qn, Kn, mrow, lrow})
     if (b >= 0) per_batch.push_back(Stmt::alloc(b));
   if (transpose.defined()) per_batch.push_back(transpose);
   per_batch.push_back(block);
@@ -218,7 +235,10 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   if (split) work = Stmt::loop("p", c(ranges), outer, std::move(work), s.threads);
   Stmt batch = Stmt::loop("b", c(a.batch), outer, std::move(work), s.threads);
   std::string what = "softmax(score(Q . K^T)) . V, online over key blocks of " + std::to_string(bk) +
-                     ", query blocks of " + std::to_string(bq) + skipping;
+                     ", query blocks of " + std::to_string(bq) + skipping +
+                     (pro.q || pro.k ? std::string("; ") + (pro.q ? "Q" : "") + (pro.q && pro.k ? " and " : "") +
+                                           (pro.k ? "K" : "") + " rows through their prologue as they are read"
+                                     : "");
   if (!split) {
     k.body = Stmt::seq({Stmt::comment(what), batch});
     return fold_indices(k);

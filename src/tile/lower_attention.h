@@ -43,6 +43,13 @@
 /// V (the online-softmax rewrite). The sums run in a different order than
 /// the reference's: the error budget bounds the difference.
 ///
+/// With a prologue (QK-norm, AttentionPrologue below), each query block's
+/// rows pass through its row function into a scratch Qn[bq, D] at the top of
+/// the block, and each key block's rows into Kn[bk, D] just before they are
+/// packed (or, with dot products, before the block's scores): every Q row
+/// and every K row is normalised once per query block and per batch (per
+/// key range with splits) and the products read Qn and Kn.
+///
 /// Requires: M % bq == 0, N % bk == 0, bq % mr == 0, bk % nr == 0,
 /// Dv % nr == 0, V and the output unit-stride along their last axis.
 /// Ensures: buffers 0, 1, 2 are the Inputs Q, K, V (params 0, 1, 2), the
@@ -107,11 +114,23 @@ using ScoreFn = std::function<Value(const std::vector<Index>& bij, const Value& 
 using ScoreFn2 = std::function<Value(const std::vector<Index>& bij, const Value& s, const Value& s2,
                                      const std::vector<int>& extra)>;
 
+/// A row function applied to each Q (K) row as it is read, in place of the
+/// row itself: `q(k, b, row, dst, offset, extra)` returns the statements
+/// that store the function of row `row` of batch `b` into dst[offset + d],
+/// d < D, adding the registers they need to `k` (tile/row_function.h
+/// builds them). Empty: the rows are read as they are. Not with a second
+/// score product.
+struct AttentionPrologue {
+  using RowFn = std::function<Stmt(Kernel* k, const Index& b, const Index& row, int dst, const Index& offset,
+                                   const std::vector<int>& extra)>;
+  RowFn q, k;
+};
+
 Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
-                       const ScoreFn& score, const std::string& name = "attention");
+                       const ScoreFn& score, const std::string& name = "attention", const AttentionPrologue& pro = {});
 /// With a second product (a.D2 > 0): Q2 and K2 are Inputs 3 and 4 (params
 /// 3, 4), the extras follow from param 5.
 Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, const std::vector<Buffer>& extra,
-                       const ScoreFn2& score, const std::string& name = "attention");
+                       const ScoreFn2& score, const std::string& name = "attention", const AttentionPrologue& pro = {});
 
 }  // namespace axon::tile

@@ -61,7 +61,7 @@ TEST(staged_codegen, workloadsGetTheExpectedStages) {
                  Want{"m3_gated_mlp", "epilogue epilogue contraction"},
                  Want{"m4_lora", "contraction contraction epilogue"},
                  Want{"m5_attention", "attention"}, Want{"m6_causal_attention", "attention"},
-                 Want{"m7_gqa_decode", "attention row"}, Want{"m9_qknorm_attention", "row attention"},
+                 Want{"m7_gqa_decode", "attention row"}, Want{"m9_qknorm_attention", "attention"},
                  Want{"m11_softmax_matmul", "row contraction"}, Want{"s2_softmax", "row"},
                  Want{"s8_transpose", "copy"}}) {
     EXPECT_EQ(kinds(loop::partition_graph(load_workload(x.w))), x.stages) << x.w;

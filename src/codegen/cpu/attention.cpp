@@ -6,6 +6,7 @@
 #include "codegen/cpu/stage_knobs.h"
 #include "support/diagnostic.h"
 #include "tile/inline_value.h"
+#include "tile/row_function.h"
 #include "tile/verify.h"
 
 namespace axon::codegen {
@@ -154,6 +155,43 @@ tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a,
     extra.push_back(tile::Buffer{"E" + std::to_string(i), ty.dtype, ty.shape, tile::Scope::Input,
                                  static_cast<int>((a.has_qk2 ? 5 : 3) + extra.size())});
   }
+  // The params each prologue reads besides its source, after the score's
+  // extras: Q's, then K's.
+  tile::AttentionPrologue pro;
+  std::vector<int> q_extra, k_extra;  // per param of the prologue's graph: its index in `extra`
+  for (auto [pr, index] : {std::pair{&a.q_rows, &q_extra}, std::pair{&a.k_rows, &k_extra}}) {
+    index->assign(pr->graph.params.size(), -1);
+    for (int p : pr->reads) {
+      const ir::Type& ty = pr->graph.params.at(static_cast<size_t>(p)).type;
+      (*index)[static_cast<size_t>(p)] = static_cast<int>(extra.size());
+      extra.push_back(tile::Buffer{std::string(pr == &a.q_rows ? "Pq" : "Pk") + std::to_string(p), ty.dtype, {ty.numel()},
+                                   tile::Scope::Input, static_cast<int>(3 + extra.size())});
+    }
+  }
+  auto row_fn = [&](const loop::RowPrologue& pr, const std::vector<int>& index, int source_buffer,
+                    const std::string& tag) -> tile::AttentionPrologue::RowFn {
+    if (pr.out < 0) return {};
+    return [&pr, &index, source_buffer, tag](tile::Kernel* k, const tile::Index& b, const tile::Index& row, int dst,
+                                             const tile::Index& off, const std::vector<int>& bufs) {
+      // Param p at idx: the source is Q's or K's buffer, the rest extras;
+      // all dense row-major.
+      auto param = [&](int p, const std::vector<tile::Index>& idx) {
+        const ir::Type& ty = pr.graph.params.at(static_cast<size_t>(p)).type;
+        tile::Index flat(0);
+        int64_t stride = 1;
+        for (int d = ty.rank() - 1; d >= 0; --d) {
+          flat = flat + idx.at(static_cast<size_t>(d)) * tile::Index(stride);
+          stride *= ty.shape[static_cast<size_t>(d)];
+        }
+        const int buf = p == pr.source ? source_buffer : bufs.at(static_cast<size_t>(index.at(static_cast<size_t>(p))));
+        return tile::Value::load(buf, {flat}, ty.dtype);
+      };
+      return tile::row_function(k, pr.graph, pr.out, {b, row}, param, dst, off, tag);
+    };
+  };
+  // Buffers 0 and 1 are Q and K (tile/lower_attention.h).
+  pro.q = row_fn(a.q_rows, q_extra, 0, "rq");
+  pro.k = row_fn(a.k_rows, k_extra, 1, "rk");
   const ir::Graph& sg = a.score_graph;
   tile::ScoreFn2 score = [&](const std::vector<tile::Index>& bij, const tile::Value& sv, const tile::Value& s2v,
                              const std::vector<int>& bufs) {
@@ -168,7 +206,7 @@ tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a,
       return tile::Value::load(bufs.at(static_cast<size_t>(buffer_of[e])), idx, sg.params.at(static_cast<size_t>(param)).type.dtype);
     });
   };
-  tile::Kernel k = tile::lower_attention(attention_shape_of(a), s, extra, score, fn);
+  tile::Kernel k = tile::lower_attention(attention_shape_of(a), s, extra, score, fn, pro);
   tile::require_well_formed(k, "the attention's tile program");
   return k;
 }

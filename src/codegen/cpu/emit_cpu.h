@@ -26,7 +26,7 @@ namespace axon::codegen {
 /// database keys its rows by it: bump it whenever the same schedule starts
 /// to give different code, so that stored times are not read against new
 /// kernels.
-inline constexpr int kCodegenVersion = 9;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels; 6: GEMMs, layout copies and attention as tile programs; 7: masks computed in attention, masked key blocks skipped; 8: GEMMs with their elementwise epilogues; 9: row stages as tile programs (knob tile), loops kernels with chained vector reductions, lane-wide sum blocks, tuples, exp2 and reciprocal lowerings, hardware max
+inline constexpr int kCodegenVersion = 10;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels; 6: GEMMs, layout copies and attention as tile programs; 7: masks computed in attention, masked key blocks skipped; 8: GEMMs with their elementwise epilogues; 9: row stages as tile programs (knob tile), loops kernels with chained vector reductions, lane-wide sum blocks, tuples, exp2 and reciprocal lowerings, hardware max; 10: QK-norm inside attention
 
 KernelSource emit_cpu(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
 
