@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "codegen/cpu/attention.h"
 #include "codegen/cpu/emit_cpu.h"
 #include "cpu_test_support.h"
 #include "loop/partition.h"
@@ -120,6 +121,40 @@ TEST(attention_prologue, QkNormJoinsTheAttentionStage) {
             "row attention");
   EXPECT_NE(stages("    q = Q / np.sqrt(np.mean(Q * Q, axis=1, keepdims=True))\n    k = K\n" + attend), "attention");
   EXPECT_NE(stages("    q = rms(Q, g)\n    return softmax(q @ np.swapaxes(q, -1, -2)) @ R\n"), "attention");
+}
+
+// The fused stage's tile program (lower_attention with Q's and K's row
+// functions), IR in -> IR out: verified and interpreted against the
+// graph's float64 reference, with K^T packed up front, per key block and
+// dot products, and split key ranges.
+TEST(attention_prologue, FusedProgramInterpretsToTheGraph) {
+  ir::Graph g = test::parse(kNorms + "def f(Q: \"f32[2, 8, 8]\", K: \"f32[2, 128, 8]\", V: \"f32[2, 128, 64]\", "
+                                     "g: \"f32[8]\", b: \"f32[8]\"):\n"
+                                     "    return softmax(rms(Q, g) @ np.swapaxes(ln(K, g, b), -1, -2)) @ V\n");
+  loop::Partition p = loop::partition_graph(g);
+  ASSERT_EQ(kinds(p), "attention");
+  const loop::Stage& st = p.stages[0];
+  std::vector<ir::Tensor> in = verify::random_inputs(g, 4);
+  const std::vector<double> want = verify::interpret(g, in).at(0).data;
+  for (int variant = 0; variant < 4; ++variant) {
+    tile::AttentionSchedule s;
+    s.bq = variant == 1 ? 8 : 4, s.bk = 32, s.mr = 2, s.nr = 4, s.threads = 2;
+    s.transpose_k = variant != 2, s.splits = variant == 3 ? 2 : 1;
+    s.pack_tile = variant == 0 ? 4 : 0;  // K^T by 4 x 4 copies from Kn
+    tile::Kernel k = codegen::attention_kernel(g, st.attention, s, "attention");
+    ASSERT_NE(tile::print(k).find("Qn["), std::string::npos);
+    ASSERT_NE(tile::print(k).find("Kn["), std::string::npos);
+    // The kernel's inputs are the stage's, all parameters of g here.
+    std::vector<ir::Tensor> kin;
+    for (size_t i = 0; i < st.inputs.size(); ++i) {
+      ir::Tensor t = in.at(static_cast<size_t>(g[st.inputs[i]].attrs.ints.at(0)));
+      t.type.shape = k.buffers[i].shape;
+      kin.push_back(t);
+    }
+    std::vector<double> got = tile::interpret(k, kin).at(0).data;
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t e = 0; e < got.size(); ++e) ASSERT_NEAR(got[e], want[e], 1e-9) << "variant " << variant << " element " << e;
+  }
 }
 
 // Compiled on AVX-512 and AVX2: Q and K through RMSNorm and LayerNorm
