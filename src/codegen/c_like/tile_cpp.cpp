@@ -92,6 +92,36 @@ VScalar cast_to(DType to, const VScalar& a) {
   throw NotVectorizable{std::string("a cast to ") + ir::dtype_name(to)};
 }
 
+// Horizontal steps of the vector form, per ISA (see the helpers below).
+const char* kHorizontal512 = R"(#define AXON_TV_HSUM _mm512_reduce_add_ps
+#define AXON_TV_HMAX _mm512_reduce_max_ps
+#define AXON_TV_HMIN _mm512_reduce_min_ps
+#define AXON_TVM_ANY(m) (_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)) != 0)
+)";
+const char* kHorizontal256 = R"(#ifndef AXON_TV_HORIZONTAL256
+#define AXON_TV_HORIZONTAL256
+static inline float axon_tv_hsum256(__m256 v) {
+  __m256 m = _mm256_add_ps(v, _mm256_permute2f128_ps(v, v, 1));
+  m = _mm256_add_ps(m, _mm256_permute_ps(m, 0x4E));
+  return _mm256_cvtss_f32(_mm256_add_ps(m, _mm256_permute_ps(m, 0xB1)));
+}
+static inline float axon_tv_hmax256(__m256 v) {
+  __m256 m = _mm256_max_ps(v, _mm256_permute2f128_ps(v, v, 1));
+  m = _mm256_max_ps(m, _mm256_permute_ps(m, 0x4E));
+  return _mm256_cvtss_f32(_mm256_max_ps(m, _mm256_permute_ps(m, 0xB1)));
+}
+static inline float axon_tv_hmin256(__m256 v) {
+  __m256 m = _mm256_min_ps(v, _mm256_permute2f128_ps(v, v, 1));
+  m = _mm256_min_ps(m, _mm256_permute_ps(m, 0x4E));
+  return _mm256_cvtss_f32(_mm256_min_ps(m, _mm256_permute_ps(m, 0xB1)));
+}
+#endif
+#define AXON_TV_HSUM axon_tv_hsum256
+#define AXON_TV_HMAX axon_tv_hmax256
+#define AXON_TV_HMIN axon_tv_hmin256
+#define AXON_TVM_ANY(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+)";
+
 // Helpers the vector form calls, generic over the vector type V (GCC vector
 // operators; a comparison gives lanes of -1 / 0, made into 1.0f / 0.0f).
 const char* kVectorHelpers = R"(
@@ -109,27 +139,24 @@ static inline axon_tv axon_tv_load_bool(const bool* p) {
 static inline void axon_tv_store_bool(bool* p, axon_tv x) {
   for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) p[i] = x[i] != 0.f;
 }
-static inline float axon_tv_sum(axon_tv x) {
-  float s = 0.f;
-  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) s += x[i];
-  return s;
-}
+// The lanes' sum, pairwise (AXON_TV_HSUM: halves added, then their halves).
+static inline float axon_tv_sum(axon_tv x) { return AXON_TV_HSUM(x); }
+// A max or min accumulator's lanes (never NaN: vector_loop tracks NaN lanes
+// apart) folded into acc by the hardware's tree (AXON_TV_HMAX, _HMIN): the
+// same value as lane by lane, up to which of +0 and -0 is kept; a NaN acc
+// stays NaN.
 static inline float axon_tv_fold_max(float acc, axon_tv v) {
-  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) acc = (v[i] != v[i] || v[i] > acc) ? v[i] : acc;
-  return acc;
+  const float r = AXON_TV_HMAX(v);
+  return r > acc ? r : acc;
 }
 static inline float axon_tv_fold_min(float acc, axon_tv v) {
-  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i) acc = (v[i] != v[i] || v[i] < acc) ? v[i] : acc;
-  return acc;
+  const float r = AXON_TV_HMIN(v);
+  return r < acc ? r : acc;
 }
 // Lanes of a comparison (-1 or 0): the NaN lanes a vector max or min has seen.
 typedef decltype(axon_tv{} < axon_tv{}) axon_tvm;
 static inline axon_tvm axon_tv_nan_lanes(axon_tvm seen, axon_tv x) { return seen | (x != x); }
-static inline bool axon_tvm_any(axon_tvm m) {
-  for (int i = 0; i < (int)(sizeof(axon_tv) / 4); ++i)
-    if (m[i]) return true;
-  return false;
-}
+static inline bool axon_tvm_any(axon_tvm m) { return AXON_TVM_ANY(m); }
 static inline axon_tv axon_tv_truth(decltype(axon_tv{} < axon_tv{}) m) { return __builtin_convertvector(-m, axon_tv); }
 static inline axon_tv axon_tv_lt(axon_tv a, axon_tv b) { return axon_tv_truth(a < b); }
 static inline axon_tv axon_tv_le(axon_tv a, axon_tv b) { return axon_tv_truth(a <= b); }
@@ -233,6 +260,9 @@ class CppPrinter {
       // accumulator kept when x is NaN (vector_loop tracks NaN lanes apart).
       s += std::string("#define AXON_TV_MAX ") + (o_.vector_bits == 512 ? "_mm512_max_ps" : "_mm256_max_ps") + "\n";
       s += std::string("#define AXON_TV_MIN ") + (o_.vector_bits == 512 ? "_mm512_min_ps" : "_mm256_min_ps") + "\n";
+      // The max and min of a vector's lanes (none NaN) by a tree of the
+      // hardware max and min, and whether a mask has a lane set.
+      s += o_.vector_bits == 512 ? kHorizontal512 : kHorizontal256;
       s += kVectorHelpers;
       s += "\n";
     }
@@ -433,7 +463,7 @@ class CppPrinter {
   // nothing printed) when its body is outside that form. A loop holding a
   // reduction into a scalar Register steps over `chains` vectors at a time
   // (kVectorChains, fewer when the loop is shorter), each with its own
-  // accumulator, combined pairwise after the loop and then lane by lane: a
+  // accumulator, combined pairwise after the loop and then the lanes pairwise: a
   // single chain would run at the adder's latency. Max and min give the
   // same value in any order; a sum of n terms adds at most ceil(n / (W
   // chains)) terms in each lane of each chain (docs/error_budget.md): the
@@ -563,10 +593,17 @@ class CppPrinter {
       line(depth + 1, "}");
     }
     for (const auto& [b, c] : sums) {
-      for (int gap = 1; gap < chains; gap *= 2)  // chains combined pairwise: (0, 1), (2, 3), then (0, 2)
+      // Chains combined pairwise: (0, 1), (2, 3), then (0, 2); a max or
+      // min by the hardware instruction, whose lanes hold no NaN (tracked
+      // apart), keeping the first on a tie as the definition does.
+      for (int gap = 1; gap < chains; gap *= 2)
         for (int j = 0; j + gap < chains; j += 2 * gap)
           line(depth + 1, acc_name(b, j) + " = " +
-                              ir::combine_step<VScalar>(c, VScalar{acc_name(b, j)}, VScalar{acc_name(b, j + gap)}).s + ";");
+                              (c == ir::Combine::Sum
+                                   ? ir::combine_step<VScalar>(c, VScalar{acc_name(b, j)}, VScalar{acc_name(b, j + gap)}).s
+                                   : std::string("AXON_TV_") + (c == ir::Combine::Max ? "MAX" : "MIN") + "(" +
+                                         acc_name(b, j + gap) + ", " + acc_name(b, j) + ")") +
+                              ";");
       const std::string acc = acc_name(b, 0);
       if (c == ir::Combine::Sum) line(depth + 1, names_[b] + " = " + names_[b] + " + axon_tv_sum(" + acc + ");");
       else {
