@@ -110,14 +110,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   // The key block's rows through K's prologue into Kn.
   Stmt k_rows;
   if (pro.k) k_rows = loop("j", c(bk), pro.k(&k, v("b"), kg * c(bk) + v("j"), Kn, v("j") * c(a.D), extras));
-  // With strips (s.strip), each register tile's mr rows go through the
-  // scores, the softmax and the product with V before the next strip's:
-  // `ir` is then the strip loop around all three, and `ri` the block row.
-  const bool strip = s.strip;
-  const Index ri = strip ? v("ir") * c(MR) + v("i") : v("i");
-  const int64_t rows = strip ? MR : bq;  // rows of the softmax's loop
-  auto strips = [&](Stmt body) { return strip ? body : loop("ir", c(bq / MR), std::move(body)); };
-  std::vector<Stmt> packs, block_first, products_of_block;
+  std::vector<Stmt> packs, products_of_block;
   // With one query block (all of a batch's rows, as MLA's heads), each key
   // block is packed just before its products, so that the block of K read
   // for the pack is still in cache when it is read again as V (MLA's c_kv
@@ -143,10 +136,10 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
                 load(pr.Kb, {v("b") * c(pr.kb_batch) + (pr.k_first + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)}))));
       if (pr.Kb == Kn) pack = Stmt::seq({k_rows, pack});
       if (pack_per_block)
-        block_first.push_back(pack);
+        products_of_block.push_back(pack);
       else
         packs.push_back(loop("kb", range_blocks, pack));
-      products_of_block.push_back(strips(loop("jr", c(bk / NR), Stmt::matmul(
+      products_of_block.push_back(loop("ir", c(bq / MR), loop("jr", c(bk / NR), Stmt::matmul(
           View{pr.Sb, v("ir") * c(MR * bk) + v("jr") * c(NR), {bk, 1}},
           View{pr.Qb, v("b") * c(pr.qb_batch) + (pr.q_first + v("ir") * c(MR)) * c(pr.qb_m), {pr.qb_m, pr.qb_k}},
           View{T, slot * c(pr.Dq * bk) + v("jr") * c(NR), {bk, 1}}, c(MR), c(NR), c(pr.Dq), c(0)))));
@@ -156,42 +149,42 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       // rows (a GQA group's heads). (Keys outermost measured 9% slower on
       // m7, one thread: bench/RESULTS.md.)
       const int dot = k.add_buffer({pr.Sb == S ? "dot" : "dot2", F, {}, Scope::Register});
-      Value qd = load(pr.Qb, {v("b") * c(pr.qb_batch) + (pr.q_first + ri) * c(pr.qb_m) + v("d") * c(pr.qb_k)});
+      Value qd = load(pr.Qb, {v("b") * c(pr.qb_batch) + (pr.q_first + v("i")) * c(pr.qb_m) + v("d") * c(pr.qb_k)});
       Value kd = load(pr.Kb, {v("b") * c(pr.kb_batch) + (pr.k_first + v("j")) * c(pr.kb_n) + v("d") * c(pr.kb_k)});
-      if (pr.Kb == Kn) block_first.push_back(k_rows);
+      if (pr.Kb == Kn) products_of_block.push_back(k_rows);
       Stmt acc = loop("d", c(pr.Dq), Stmt::accumulate(dot, {}, ir::Combine::Sum, apply(ir::Op::Mul, {qd, kd})), LoopKind::Vectorized);
-      products_of_block.push_back(loop("i", c(rows), loop("j", c(bk), Stmt::seq({Stmt::alloc(dot), Stmt::store(dot, {}, f32(0)), acc,
-                                                             Stmt::store(pr.Sb, {ri, v("j")}, load(dot, {}))}))));
+      products_of_block.push_back(loop("i", c(bq), loop("j", c(bk), Stmt::seq({Stmt::alloc(dot), Stmt::store(dot, {}, f32(0)), acc,
+                                                           Stmt::store(pr.Sb, {v("i"), v("j")}, load(dot, {}))}))));
     }
   }
   if (!packs.empty()) transpose = Stmt::seq(std::move(packs));
   scores = Stmt::seq(std::move(products_of_block));
 
-  // The score the softmax takes at row ri, column j of the block.
+  // The score the softmax takes at row i, column j of the block.
   auto X = [&]() {
-    return score({v("b"), row0 + ri, kg * c(bk) + v("j")}, load(S, {ri, v("j")}), two ? load(S2, {ri, v("j")}) : f32(0),
-                 extras);
+    return score({v("b"), row0 + v("i"), kg * c(bk) + v("j")}, load(S, {v("i"), v("j")}),
+                 two ? load(S2, {v("i"), v("j")}) : f32(0), extras);
   };
   Stmt row_max = loop("j", c(bk), Stmt::accumulate(mx, {}, ir::Combine::Max, X()), LoopKind::Vectorized);
-  Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {ri, v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {X(), load(ms, {})})})),
-                                           Stmt::accumulate(sum, {}, ir::Combine::Sum, load(S, {ri, v("j")}))}),
+  Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {X(), load(ms, {})})})),
+                                           Stmt::accumulate(sum, {}, ir::Combine::Sum, load(S, {v("i"), v("j")}))}),
                     LoopKind::Vectorized);
-  Stmt rescale_o = loop("e", c(a.Dv), Stmt::store(Oacc, {ri, v("e")}, apply(ir::Op::Mul, {load(Oacc, {ri, v("e")}), load(alpha, {})})),
+  Stmt rescale_o = loop("e", c(a.Dv), Stmt::store(Oacc, {v("i"), v("e")}, apply(ir::Op::Mul, {load(Oacc, {v("i"), v("e")}), load(alpha, {})})),
                         LoopKind::Vectorized);
-  Stmt softmax = loop("i", c(rows), Stmt::seq({
-      Stmt::alloc(mx), Stmt::store(mx, {}, load(mrow, {ri})), row_max,
+  Stmt softmax = loop("i", c(bq), Stmt::seq({
+      Stmt::alloc(mx), Stmt::store(mx, {}, load(mrow, {v("i")})), row_max,
       // While every score of the row so far is masked (mx = -inf), exp
       // takes its differences from 0 instead: alpha and the block's
       // probabilities are then exp(-inf) = 0, not exp(-inf + inf) = NaN.
       Stmt::alloc(ms), Stmt::store(ms, {}, apply(ir::Op::Select, {Value::apply(compare_eq, {load(mx, {}), minus_inf}), f32(0), load(mx, {})})),
-      Stmt::alloc(alpha), Stmt::store(alpha, {}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {load(mrow, {ri}), load(ms, {})})})),
+      Stmt::alloc(alpha), Stmt::store(alpha, {}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {load(mrow, {v("i")}), load(ms, {})})})),
       Stmt::alloc(sum), Stmt::store(sum, {}, f32(0)), probs,
-      Stmt::rescale(lrow, {ri}, load(alpha, {}), load(sum, {})),
+      Stmt::rescale(lrow, {v("i")}, load(alpha, {}), load(sum, {})),
       rescale_o,
-      Stmt::store(mrow, {ri}, load(mx, {}))}));
+      Stmt::store(mrow, {v("i")}, load(mx, {}))}));
 
   // O += S . V[b, kb bk.., :]
-  Stmt values = strips(loop("jr", c(a.Dv / NR), Stmt::matmul(
+  Stmt values = loop("ir", c(bq / MR), loop("jr", c(a.Dv / NR), Stmt::matmul(
       View{Oacc, v("ir") * c(MR * a.Dv) + v("jr") * c(NR), {a.Dv, 1}},
       View{S, v("ir") * c(MR * bk), {bk, 1}},
       View{V, v("b") * c(a.v_batch) + kg * c(bk * a.v_k) + v("jr") * c(NR * a.v_n), {a.v_k, a.v_n}},
@@ -229,8 +222,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
     }
   std::vector<Stmt> query_block = {init};
   if (pro.q) query_block.push_back(loop("i", c(bq), pro.q(&k, v("b"), row0 + v("i"), Qn, v("i") * c(a.D), extras)));
-  block_first.push_back(strip ? loop("ir", c(bq / MR), Stmt::seq({scores, softmax, values})) : Stmt::seq({scores, softmax, values}));
-  query_block.push_back(loop("kb", key_blocks, Stmt::seq(std::move(block_first))));
+  query_block.push_back(loop("kb", key_blocks, Stmt::seq({scores, softmax, values})));
   query_block.push_back(finish);
   Stmt block = loop("qb", c(a.M / bq), Stmt::seq(std::move(query_block)));
   std::vector<Stmt> per_batch;

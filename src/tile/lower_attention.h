@@ -100,11 +100,6 @@ struct AttentionSchedule {
   /// transpose of 256- or 512-bit vectors) where W divides bk and D; 0:
   /// one element at a time.
   int pack_tile = 0;
-  /// true: the block's query rows in strips of mr, each strip's scores,
-  /// softmax and product with V before the next strip's, so that only the
-  /// key block's Kt and V panels and a strip of S and O are live (L1);
-  /// false: each of the three over the whole block in turn.
-  bool strip = false;
 };
 
 /// The number of key ranges `s.splits` gives for `key_blocks` blocks, and

@@ -141,7 +141,6 @@ TEST(attention_prologue, FusedProgramInterpretsToTheGraph) {
     s.bq = variant == 1 ? 8 : 4, s.bk = 32, s.mr = 2, s.nr = 4, s.threads = 2;
     s.transpose_k = variant != 2, s.splits = variant == 3 ? 2 : 1;
     s.pack_tile = variant == 0 ? 4 : 0;  // K^T by 4 x 4 copies from Kn
-    s.strip = variant >= 2;
     tile::Kernel k = codegen::attention_kernel(g, st.attention, s, "attention");
     ASSERT_NE(tile::print(k).find("Qn["), std::string::npos);
     ASSERT_NE(tile::print(k).find("Kn["), std::string::npos);
@@ -177,7 +176,6 @@ TEST(attention_prologue, FusedKernelsAreWithinBudget) {
           for (int64_t split : {1, 3}) {
             schedule::Schedule s = schedule::default_schedule(space);
             s["k0.attn.kt"] = kt, s["k0.attn.bq"] = bq, s["k0.attn.split"] = split, s["k0.attn.bk"] = 64;
-            s["k0.attn.strip"] = (kt + split) % 2;
             const std::string what = qk + schedule::to_json(s).dump() + " on " + std::to_string(t.isa.vector_bits());
             ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
             test::expect_correct(g, s, t, what, 7);

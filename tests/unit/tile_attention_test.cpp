@@ -123,13 +123,11 @@ std::vector<ir::Tensor> inputs_of(const Case& c, const Kernel& k) {
 }
 
 TEST(tile_attention, InterpretsToSoftmaxOfScoresTimesValues) {
-  // Variants 4..7: the same in strips of mr rows (scores, softmax, values
-  // per strip).
-  for (int variant = 0; variant < 8; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     const bool causal = variant % 2 == 1;
     Case c = make(2, 8, 16, 4, 8, causal);
     AttentionSchedule s;
-    s.bq = 4, s.bk = 8, s.mr = 2, s.nr = 4, s.threads = 2, s.transpose_k = variant % 4 < 2, s.strip = variant >= 4;
+    s.bq = 4, s.bk = 8, s.mr = 2, s.nr = 4, s.threads = 2, s.transpose_k = variant < 2;
     Kernel k = lower_attention(c.a, s, extras_of(c), score_of(c));
     ASSERT_EQ(problems_text(verify(k)), "") << print(k);
     std::vector<double> got = interpret(k, inputs_of(c, k)).at(0).data, want = reference(c);
@@ -195,7 +193,6 @@ TEST(tile_attention, SplitKeyRangesInterpretToTheSameSoftmax) {
       // bq = M (one query block) packs each key block at the top of its
       // step; bq = 4 packs the batch's keys up front.
       s.bq = splits % 2 == 0 ? 8 : 4, s.bk = 8, s.mr = 2, s.nr = 4, s.threads = 2, s.transpose_k = variant < 2, s.splits = splits;
-      s.strip = splits == 3;
       s.pack_tile = splits >= 3 ? 4 : 0;  // K^T packed by 4 x 4 copies
       Kernel k = lower_attention(c.a, s, extras_of(c), score_of(c));
       ASSERT_EQ(problems_text(verify(k)), "") << print(k);
@@ -233,7 +230,6 @@ TEST(tile_attention, PrintedKernelMatchesOnAvx512Avx2AndScalar) {
       // vector has them.
       s.pack_tile = splits > 1 ? (bits == 512 ? 16 : bits == 256 ? 8 : 0) : 0;
       s.splits = splits;
-      s.strip = variant % 3 == 0;  // by strips of mr rows: variants 0, 3, 6, 9
       Kernel k = lower_attention(c.a, s, extras_of(c), score_of(c), "attn");
       ASSERT_EQ(problems_text(verify(k)), "");
       codegen::TileCppOptions o;

@@ -75,7 +75,6 @@ std::vector<schedule::Knob> attention_knobs(const loop::AttentionGroup& a, const
     if (n == 1 || n <= s.N / 64) splits.push_back(n);
   if (s.batch < std::max(1, t.cores) && splits.size() > 1) std::swap(splits[0], splits[1]);
   k.push_back({p + "split", splits, "key ranges per batch, each with its own max, sum and partial output, then combined"});
-  k.push_back({p + "strip", {0, 1}, "1: each register tile's rows through scores, softmax and values in turn; 0: each phase over the block"});
   return k;
 }
 
@@ -94,7 +93,6 @@ tile::AttentionSchedule attention_schedule_from(const loop::AttentionGroup& a, c
     if (name == "threads") s.threads = static_cast<int>(v);
     if (name == "kt") s.transpose_k = v != 0;
     if (name == "split") s.splits = static_cast<int>(v);
-    if (name == "strip") s.strip = v != 0;
   }
   return s;
 }
