@@ -27,6 +27,25 @@ Stmt loop(const std::string& var, const Index& extent, Stmt body, LoopKind kind 
   return Stmt::loop(var, extent, kind, std::move(body));
 }
 
+// s with loop variable `var` read as `to` (every index, view and value).
+Stmt with_var_shifted(const Stmt& s, const std::string& var, const Index& to) {
+  auto f = [&](const std::string& name) -> std::optional<Index> {
+    if (name == var) return to;
+    return std::nullopt;
+  };
+  auto value = [&](const Value& x) { return x.defined() ? x.substitute(f) : x; };
+  return rewrite(s, [&](const Stmt& x) {
+    return x.with([&](StmtNode& n) {
+      n.value = value(n.value);
+      n.alpha = value(n.alpha);
+      for (Index& i : n.idx) i = i.substitute(f);
+      n.extent = n.extent.substitute(f);
+      for (View* w : {&n.c, &n.a, &n.b, &n.next}) w->offset = w->offset.substitute(f);
+      n.m = n.m.substitute(f), n.n = n.n.substitute(f), n.k = n.k.substitute(f), n.keep = n.keep.substitute(f);
+    });
+  });
+}
+
 }  // namespace
 
 int64_t key_ranges(int64_t key_blocks, int64_t splits, int64_t* per) {
@@ -161,17 +180,17 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   scores = Stmt::seq(std::move(products_of_block));
 
   // The score the softmax takes at row i, column j of the block.
-  auto X = [&]() {
-    return score({v("b"), row0 + v("i"), kg * c(bk) + v("j")}, load(S, {v("i"), v("j")}),
-                 two ? load(S2, {v("i"), v("j")}) : f32(0), extras);
-  };
-  Stmt row_max = loop("j", c(bk), Stmt::accumulate(mx, {}, ir::Combine::Max, X()), LoopKind::Vectorized);
-  Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {X(), load(ms, {})})})),
+  const Value X = score({v("b"), row0 + v("i"), kg * c(bk) + v("j")}, load(S, {v("i"), v("j")}),
+                        two ? load(S2, {v("i"), v("j")}) : f32(0), extras);
+  // The online softmax's step over the block's rows, for score x.
+  auto softmax_of = [&](const Value& x) {
+  Stmt row_max = loop("j", c(bk), Stmt::accumulate(mx, {}, ir::Combine::Max, x), LoopKind::Vectorized);
+  Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {x, load(ms, {})})})),
                                            Stmt::accumulate(sum, {}, ir::Combine::Sum, load(S, {v("i"), v("j")}))}),
                     LoopKind::Vectorized);
   Stmt rescale_o = loop("e", c(a.Dv), Stmt::store(Oacc, {v("i"), v("e")}, apply(ir::Op::Mul, {load(Oacc, {v("i"), v("e")}), load(alpha, {})})),
                         LoopKind::Vectorized);
-  Stmt softmax = loop("i", c(bq), Stmt::seq({
+  return loop("i", c(bq), Stmt::seq({
       Stmt::alloc(mx), Stmt::store(mx, {}, load(mrow, {v("i")})), row_max,
       // While every score of the row so far is masked (mx = -inf), exp
       // takes its differences from 0 instead: alpha and the block's
@@ -182,6 +201,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       Stmt::rescale(lrow, {v("i")}, load(alpha, {}), load(sum, {})),
       rescale_o,
       Stmt::store(mrow, {v("i")}, load(mx, {}))}));
+  };
 
   // O += S . V[b, kb bk.., :]
   Stmt values = loop("ir", c(bq / MR), loop("jr", c(a.Dv / NR), Stmt::matmul(
@@ -212,6 +232,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   // causal mask) add exp(-inf) = 0 to every sum: they are left out.
   Index key_blocks = range_blocks;
   std::string skipping;
+  Stmt key_loops = loop("kb", key_blocks, Stmt::seq({scores, softmax_of(X), values}));
   const std::map<std::string, Interval> ranges_of = {{"b", {0, a.batch - 1}}, {"q_row", {0, a.M - 1}}, {"k_col", {0, a.N - 1}}};
   if (std::optional<AffineMask> m = affine_mask(score({v("b"), v("q_row"), v("k_col")}, load(S, {c(0), c(0)}),
                                                       two ? load(S2, {c(0), c(0)}) : f32(0), extras),
@@ -219,10 +240,24 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
     if (std::optional<Index> n = key_blocks_needed(*m, v("qb"), bq, bk, nb)) {
       key_blocks = split ? min(c(per), *n - first) : *n;
       skipping = "; key blocks the mask covers wholly are skipped";
+      key_loops = loop("kb", key_blocks, Stmt::seq({scores, softmax_of(X), values}));
+      // The leading blocks where it hides nothing take the score without
+      // its comparison (a vector loop); loop km the rest, the blocks it
+      // cuts, with it: kb = unmasked + km there (never past the last block;
+      // the min tells the verifier so).
+      std::optional<Index> u = key_blocks_unmasked(*m, v("qb"), bq, bk, nb);
+      std::optional<Value> plain = unmasked_score(X);
+      if (!split && u && plain && !(u->is_const() && u->value() == 0)) {
+        key_loops = Stmt::seq({loop("kb", *u, Stmt::seq({scores, softmax_of(*plain), values})),
+                               loop("km", key_blocks - *u,
+                                    with_var_shifted(Stmt::seq({scores, softmax_of(X), values}), "kb",
+                                                     min(v("km") + *u, c(nb - 1))))});
+        skipping += ", those it hides nothing in computed without it";
+      }
     }
   std::vector<Stmt> query_block = {init};
   if (pro.q) query_block.push_back(loop("i", c(bq), pro.q(&k, v("b"), row0 + v("i"), Qn, v("i") * c(a.D), extras)));
-  query_block.push_back(loop("kb", key_blocks, Stmt::seq({scores, softmax, values})));
+  query_block.push_back(key_loops);
   query_block.push_back(finish);
   Stmt block = loop("qb", c(a.M / bq), Stmt::seq(std::move(query_block)));
   std::vector<Stmt> per_batch;

@@ -13,7 +13,10 @@
 ///     for qb < M / bq
 ///       m = -inf, l = 0, O = 0                      (scratch, per query row)
 ///       for kb < N / bk                           (or fewer: the blocks a mask covers
-///                                                    wholly are left out, tile/masked_blocks.h)
+///                                                    wholly are left out, tile/masked_blocks.h;
+///                                                    the leading blocks it hides nothing in
+///                                                    are a loop of their own without it, the
+///                                                    rest a loop km after it, kb = u + km)
 ///         S = Q[b, qb..] . Kt[:, kb..]              (matmuls on mr x nr register tiles)
 ///         S2 = Q2[b, qb..] . K2t[:, kb..]           (with a second product: the same, from the same key block)
 ///         for i < bq

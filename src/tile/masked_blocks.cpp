@@ -112,6 +112,30 @@ std::optional<AffineMask> affine_mask(const Value& score, const std::string& i, 
   return std::nullopt;
 }
 
+std::optional<Index> key_blocks_unmasked(const AffineMask& m, const Index& qb, int64_t bq, int64_t bk, int64_t blocks) {
+  if (m.a_j <= 0 || m.a_i > 0 || bq <= 0 || bk <= 0) return std::nullopt;
+  // Block kb hides nothing when its largest a_i i + a_j j + c, at the
+  // block's first row and last key, is < 0: a_j kb bk < u with
+  // u = -a_i qb bq - a_j (bk - 1) - c. The blocks before ceil(u / (a_j bk)).
+  const int64_t d = m.a_j * bk;
+  const int64_t u0 = -m.a_j * (bk - 1) - m.c;  // u at qb = 0
+  if (u0 + d - 1 < 0) return std::nullopt;     // keep the division of non-negative values
+  const Index unmasked = (qb * Index(-m.a_i * bq) + Index(u0 + d - 1)) / Index(d);
+  return min(unmasked, Index(blocks));
+}
+
+std::optional<Value> unmasked_score(const Value& score) {
+  if (passes_through(score)) {
+    std::optional<Value> inner = unmasked_score(score.args()[0]);
+    if (!inner) return std::nullopt;
+    return Value::apply(score.op(), {*inner});
+  }
+  if (score.kind() != ValueKind::Apply || score.op().op != Op::Select) return std::nullopt;
+  if (minus_infinity(score.args()[1])) return score.args()[2];
+  if (minus_infinity(score.args()[2])) return score.args()[1];
+  return std::nullopt;
+}
+
 std::optional<Index> key_blocks_needed(const AffineMask& m, const Index& qb, int64_t bq, int64_t bk, int64_t blocks) {
   if (m.a_j <= 0 || m.a_i > 0 || bq <= 0 || bk <= 0) return std::nullopt;
   // Block kb is wholly masked when its smallest a_i i + a_j j + c, at the

@@ -40,4 +40,16 @@ std::optional<AffineMask> affine_mask(const Value& score, const std::string& i, 
 /// never negative. nullopt for other masks, where every block is computed.
 std::optional<Index> key_blocks_needed(const AffineMask& m, const Index& qb, int64_t bq, int64_t bk, int64_t blocks);
 
+/// The number of leading key blocks in which the same mask hides no score
+/// at all, for the block of query rows starting at qb * bq, as an Index in
+/// qb: min(blocks, ceil((-a_i qb bq - a_j (bk - 1) - c) / (a_j bk))), never
+/// negative. nullopt where key_blocks_needed is, or where that count at
+/// qb = 0 would need a division of a negative value.
+std::optional<Index> key_blocks_unmasked(const AffineMask& m, const Index& qb, int64_t bq, int64_t bk, int64_t blocks);
+
+/// A masked score (affine_mask recognises it) with its where(cond, -inf, x)
+/// replaced by x: its value wherever cond is false, without the mask's
+/// comparison (a block key_blocks_unmasked counts). nullopt otherwise.
+std::optional<Value> unmasked_score(const Value& score);
+
 }  // namespace axon::tile

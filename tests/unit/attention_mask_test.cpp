@@ -68,17 +68,41 @@ const loop::Stage& attention_stage(const loop::Partition& p) {
   throw std::runtime_error("no attention stage");
 }
 
-// The extent of the key-block loop of the online softmax, in a kernel
-// without K^T packing (whose own loop over kb packs every block). A loop
-// that runs once is folded away (tile/passes/fold_indices.h): then 1.
-tile::Index key_block_extent(const tile::Kernel& k) {
-  tile::Index e(int64_t{1});
+// The leading key blocks in which query block qb masks nothing.
+int64_t blocks_unmasked(const MaskCase& c, int64_t qb, int64_t bq, int64_t bk) {
+  int64_t n = 0;
+  while (n < 256 / bk) {
+    bool any = false;
+    for (int64_t i = qb * bq; i < qb * bq + bq; ++i)
+      for (int64_t j = n * bk; j < n * bk + bk; ++j) any = any || c.masked(i, j);
+    if (any) break;
+    ++n;
+  }
+  return n;
+}
+
+// The extent of the online softmax's loop `var` over key blocks (kb: the
+// blocks computed, or with km after it the blocks the mask hides nothing
+// in), in a kernel without K^T packing (whose own loop over kb packs every
+// block); nullopt without such a loop. A loop that runs once is folded away
+// (tile/passes/fold_indices.h): then 1.
+std::optional<tile::Index> loop_extent(const tile::Kernel& k, const std::string& var) {
+  std::optional<tile::Index> e;
   int loops = 0;
   tile::visit(k.body, [&](const tile::Stmt& s) {
-    if (s.kind() == tile::StmtKind::For && s.node().var == "kb") e = s.node().extent, ++loops;
+    if (s.kind() == tile::StmtKind::For && s.node().var == var) e = s.node().extent, ++loops;
   });
   EXPECT_LE(loops, 1);
   return e;
+}
+
+// The key blocks computed for query block qb: kb's extent, plus km's where
+// there is one; a kb loop that fold_indices removed (it never runs) or
+// folded (it runs once) ran `folded_kb` times.
+int64_t key_blocks_at(const tile::Kernel& k, int64_t qb, int64_t folded_kb) {
+  std::optional<tile::Index> kb = loop_extent(k, "kb"), km = loop_extent(k, "km");
+  if (!km) return kb ? kb->eval({{"qb", qb}}) : 1;
+  return (kb ? kb->eval({{"qb", qb}}) : folded_kb) + km->eval({{"qb", qb}});
 }
 
 TEST(attention_mask, IotaMasksAreComputedInTheKernel) {
@@ -112,18 +136,26 @@ TEST(attention_mask, WhollyMaskedKeyBlocksAreLeftOut) {
         tile::AttentionSchedule s;
         s.bq = bq, s.bk = bk, s.mr = 4, s.nr = 16, s.transpose_k = false;
         tile::Kernel k = codegen::attention_kernel(g, st.attention, s, "f");
-        const tile::Index e = key_block_extent(k);
         const std::string what = std::string(c.name) + " bq " + std::to_string(bq) + " bk " + std::to_string(bk);
         if (!c.skips) {
-          ASSERT_TRUE(e.is_const()) << what << ": " << e.str();
-          EXPECT_EQ(e.value(), 256 / bk) << what;
+          std::optional<tile::Index> e = loop_extent(k, "kb");
+          ASSERT_TRUE(e && e->is_const()) << what;
+          EXPECT_EQ(e->value(), 256 / bk) << what;
+          EXPECT_FALSE(loop_extent(k, "km").has_value()) << what;
           continue;
         }
         // Exactly the blocks that hold an unmasked score (for some block
-        // sizes, all of them).
+        // sizes, all of them); of those, the leading ones the mask hides
+        // nothing in are a loop of their own (kb, then km for the rest),
+        // whose score has no comparison.
+        std::optional<tile::Index> kb = loop_extent(k, "kb"), km = loop_extent(k, "km");
         for (int64_t qb = 0; qb < 128 / bq; ++qb) {
-          EXPECT_EQ(e.eval({{"qb", qb}}), blocks_needed(c, qb, bq, bk)) << what << " qb " << qb << ": " << e.str();
-          skipped += 256 / bk - e.eval({{"qb", qb}});
+          const int64_t unmasked = blocks_unmasked(c, qb, bq, bk);
+          if (unmasked > 0) EXPECT_TRUE(km.has_value()) << what << " qb " << qb;
+          if (km && kb) EXPECT_EQ(kb->eval({{"qb", qb}}), unmasked) << what << " qb " << qb;
+          const int64_t e = key_blocks_at(k, qb, unmasked);
+          EXPECT_EQ(e, blocks_needed(c, qb, bq, bk)) << what << " qb " << qb;
+          skipped += 256 / bk - e;
         }
       }
     EXPECT_EQ(skipped > 0, c.skips) << c.name;
@@ -167,6 +199,15 @@ TEST(attention_mask, BlockCountOfACausalMask) {
         const int64_t last_row = qb * bq + bq - 1;
         EXPECT_EQ(n->eval({{"qb", qb}}), last_row / bk + 1) << bq << " " << bk << " " << qb;
       }
+    }
+  // The leading blocks with no masked score: those before the first row's
+  // first masked key (row qb bq masks keys from qb bq + 1 on).
+  for (int64_t bq : {16, 64, 128})
+    for (int64_t bk : {16, 64, 256}) {
+      std::optional<tile::Index> u = tile::key_blocks_unmasked(causal, tile::Index::var("qb"), bq, bk, 1024 / bk);
+      ASSERT_TRUE(u.has_value());
+      for (int64_t qb = 0; qb < 1024 / bq; ++qb)
+        EXPECT_EQ(u->eval({{"qb", qb}}), (qb * bq + 1) / bk) << bq << " " << bk << " " << qb;
     }
   // A mask that shrinks as the key grows is not a suffix of blocks.
   EXPECT_FALSE(tile::key_blocks_needed({1, -1, 0}, tile::Index::var("qb"), 64, 64, 16).has_value());
