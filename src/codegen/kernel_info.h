@@ -29,8 +29,7 @@ struct Reliance {
 };
 
 struct StageInfo {
-  std::string kind;                    // loop::stage_kind_name, or "row" / "loops" for a whole-graph kernel
-  bool tile_program = true;            // false: not printed from the tile IR (temporaries unknown)
+  std::string kind;                    // loop::stage_kind_name, or "loops" for a whole-graph kernel
   std::vector<Temporary> temporaries;  // allocated by its kernel
   std::vector<Reliance> relies_on;
 };

@@ -176,20 +176,7 @@ RowKernel plan_row_kernel(const Graph& g) {
         std::find(k.param_levels[i].begin(), k.param_levels[i].end(), Level::Row) != k.param_levels[i].end())
       k.row_params.push_back(i);
   k.ok = true;
-  k.leads_with_reduction = leads_with_reduction(g, k);
   return k;
-}
-
-NodeId leading_reduction(const ir::Graph& g, const RowKernel& k) {
-  if (!k.ok) return -1;
-  for (NodeId i = 0; i < g.size(); ++i)
-    if (k.live[i] && k.level[i] == Level::PerRow && g[i].op != Op::Param && g[i].op != Op::Constant) return i;
-  return -1;
-}
-
-bool leads_with_reduction(const ir::Graph& g, const RowKernel& k) {
-  const NodeId i = leading_reduction(g, k);
-  return i >= 0 && is_reduction(g[i].op);
 }
 
 }  // namespace axon::loop

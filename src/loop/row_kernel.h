@@ -59,20 +59,10 @@ struct RowKernel {
   /// levels: one per arithmetic op, the length of its routine for a
   /// transcendental (op_weight); the compute half of the cost model.
   int64_t ops_per_element = 0;
-  /// The first per-row value is a reduction (leads_with_reduction below):
-  /// rows can be grouped (RowKernelOptions::row_group).
-  bool leads_with_reduction = false;
   int passes() const { return static_cast<int>(reductions.size()) + (row_outputs.empty() ? 0 : 1); }
 };
 
 RowKernel plan_row_kernel(const ir::Graph& g);
-
-/// The first per-row value the row body computes (in node order), or -1.
-ir::NodeId leading_reduction(const ir::Graph& g, const RowKernel& k);
-/// Whether that first value is a reduction, so that the reductions of
-/// several rows can run as one interleaved pass before anything else of
-/// those rows (RowKernelOptions::row_group).
-bool leads_with_reduction(const ir::Graph& g, const RowKernel& k);
 
 /// Vector instructions one element of `op` costs in a row kernel: 1 for
 /// + - * and compares; a division's throughput; the instruction count of

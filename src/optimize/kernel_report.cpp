@@ -41,8 +41,7 @@ json proof_json(const ir::Graph& g, const codegen::Reliance& r) {
 json kernel_report(const ir::Graph& g, const codegen::KernelInfo& info) {
   json stages = json::array();
   for (const codegen::StageInfo& s : info.stages) {
-    json st = {{"kind", s.kind}, {"tile_program", s.tile_program}};
-    if (s.tile_program) st["temporaries"] = temporaries_json(s.temporaries);
+    json st = {{"kind", s.kind}, {"temporaries", temporaries_json(s.temporaries)}};
     json proofs = json::array();
     for (const codegen::Reliance& r : s.relies_on) proofs.push_back(proof_json(g, r));
     if (!proofs.empty()) st["proofs"] = proofs;

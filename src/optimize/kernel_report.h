@@ -4,7 +4,7 @@
 // each identity a lowering applies on its own (the online softmax of fused
 // attention) the proof of that rewrite on the winner's graph.
 //
-/// Ensures: {"stages": [{"kind", "tile_program", "temporaries": [{"name",
+/// Ensures: {"stages": [{"kind", "temporaries": [{"name",
 /// "scope", "elements", "bytes"}], "proofs": [{"rule", "site", "why",
 /// "status", "solver", "solver_ms", "queries", "reason"?, "counterexample"?}]}],
 /// "between_stages": [...]};

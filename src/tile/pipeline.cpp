@@ -9,11 +9,13 @@
 #include "tile/passes/fuse_loops.h"
 #include "tile/passes/inline_maps.h"
 #include "tile/passes/interchange_sums.h"
-#include "tile/passes/shrink_buffers.h"
+#include "tile/passes/parallel_chunks.h"
 #include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
 #include "tile/passes/prefetch_rows.h"
 #include "tile/passes/reciprocal_divisors.h"
+#include "tile/passes/shrink_buffers.h"
+#include "tile/passes/stream_stores.h"
 #include "tile/passes/vectorize.h"
 #include "tile/verify.h"
 
@@ -73,9 +75,16 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
       p.push_back({"prefetch_rows", "the first vector loop reading a row from memory prefetches ahead, non-temporal",
                    [ahead](const Kernel& k) { return prefetch_rows(k, ahead); }});
     }
+    if (o.stream_stores)
+      p.push_back({"stream_stores", "outputs written lane by lane in vector loops are stored past the caches", stream_stores});
   } else if (o.exact_lanes) {
     p.push_back({"vectorize_exact", "innermost loops whose lanes compute the serial values become vector lanes",
                  vectorize_exact});
+  }
+  if (o.threads > 1 && o.chunk > 0) {
+    const int64_t chunk = o.chunk;
+    p.push_back({"parallel_chunks", "each outermost parallel loop deals its iterations to the threads " + std::to_string(chunk) + " at a time",
+                 [chunk](const Kernel& k) { return parallel_chunks(k, chunk); }});
   }
   return p;
 }

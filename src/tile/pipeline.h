@@ -7,11 +7,12 @@
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
 ///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers, cascade_sums,
-///    parallel_sums, parallelize, vectorize, exp2_scaled, reciprocal_divisors,
-///    prefetch_rows (inline_maps, fuse_loops and shrink_buffers, vectorize
-///    with exp2_scaled and reciprocal_divisors, prefetch_rows as the options
-///    say; parallel_sums and
-///    parallelize only with threads > 1). The
+///    parallel_sums, parallelize, interchange_sums, vectorize, exp2_scaled,
+///    reciprocal_divisors, prefetch_rows, stream_stores, parallel_chunks
+///    (inline_maps, fuse_loops and shrink_buffers, vectorize with exp2_scaled
+///    and reciprocal_divisors, prefetch_rows, stream_stores and
+///    parallel_chunks as the options say; parallel_sums, parallelize and
+///    parallel_chunks only with threads > 1). The
 ///    general lowering for programs no specialised tile schedule takes.
 #pragma once
 
@@ -45,6 +46,10 @@ struct LoopsOptions {
   int sum_partials = 1;
   /// > 0: prefetch_rows with this many bytes ahead (after vectorize).
   int64_t prefetch_bytes = 0;
+  /// stream_stores (after vectorize): outputs written past the caches.
+  bool stream_stores = false;
+  /// > 0 (with threads > 1): parallel_chunks, parallel iterations dealt out this many at a time.
+  int64_t chunk = 0;
 };
 
 std::vector<Pass> naive_pipeline();

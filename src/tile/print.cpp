@@ -53,7 +53,12 @@ class Printer {
         return;
       case StmtKind::For:
         os_ << pad << "for " << n.var << " in [0, " << n.extent.str() << ") " << loop_kind_name(n.loop);
-        if (n.loop == LoopKind::Parallel && n.threads > 0) os_ << "(" << n.threads << " threads)";
+        if (n.loop == LoopKind::Parallel && (n.threads > 0 || n.chunk > 0)) {
+          os_ << "(";
+          if (n.threads > 0) os_ << n.threads << " threads" << (n.chunk > 0 ? ", " : "");
+          if (n.chunk > 0) os_ << "chunks of " << n.chunk;
+          os_ << ")";
+        }
         os_ << " {\n";
         stmt(n.body.at(0), depth + 1);
         os_ << pad << "}\n";

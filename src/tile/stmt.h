@@ -2,7 +2,8 @@
 //
 ///   Seq(s...)                      in order
 ///   For(var, extent, kind, body)   var = 0 .. extent-1; kind says how the
-///                                  iterations run (LoopKind)
+///                                  iterations run (LoopKind); a Parallel
+///                                  loop's `chunk` how they are dealt out
 ///   Store(buf[idx], v)             buf[idx] = v; `streaming`: bypass caches
 ///   Accumulate(buf[idx], c, v)     buf[idx] = combine_step(c, buf[idx], v)
 ///                                  (ir/element_def.h), the carried
@@ -68,6 +69,7 @@ struct StmtNode {
   Index extent;
   LoopKind loop = LoopKind::Serial;
   int threads = 0;  // Parallel: how many (0: the runtime's default)
+  int64_t chunk = 0;  // Parallel: iterations handed to the threads in turn, this many at a time (0: one even range each)
   // Store, Accumulate, Rescale, Prefetch, Alloc, Free
   int buffer = -1;
   std::vector<Index> idx;

@@ -320,6 +320,8 @@ class Verifier {
         if (!e) return fail(s, "cannot bound the extent " + n.extent.str());
         if (e->hi <= 0) return;  // never runs
         if (ranges_.count(n.var)) fail(s, "the loop variable " + n.var + " shadows another");
+        if (n.chunk < 0 || (n.chunk > 0 && n.loop != LoopKind::Parallel))
+          fail(s, "a chunk of " + std::to_string(n.chunk) + " iterations on a " + loop_kind_name(n.loop) + " loop");
         ranges_[n.var] = Interval{0, std::max<int64_t>(e->hi - 1, 0)};
         loops_.push_back(LoopFrame{n.var, n.loop, n.extent, {}, {}});
         if (n.loop == LoopKind::Parallel || n.loop == LoopKind::Vectorized) loops_.back().writes = writes_inside(s);

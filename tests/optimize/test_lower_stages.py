@@ -45,33 +45,34 @@ def test_bias_and_gelu_are_the_gemm_epilogue():
     assert re.search(r"E0\[jb \* 1024 \+ jr \* \d+ \+ ej\]", program)
 
 
-def test_copies_loops_and_row_kernels():
+def test_copies_loops_and_row_stages():
     assert "copy " in stages("s8_transpose")["stage 0 (copy)"]
-    # A row stage is its tile program by default; the row kernel (knob tile 0) is no tile program.
     assert "vectorized" in stages("s2_softmax")["the whole graph (loops)"]
-    r = run_axon(["lower", WORKLOADS / "s2_softmax.py", "--pipeline", "stages", "--json", "--schedule",
-                  json.dumps({"k0.tile": 0})])
-    assert r.returncode == EXIT_OK, r.stderr
-    got = {s["stage"]: s["program"] for s in json.loads(r.stdout)["stages"]}
-    assert "knob tile 0, not a tile program" in got["the whole graph (row)"]
+    # The knobs of the row kernel emitter axon had before are gone.
+    for knob in ("k0.tile", "k0.row_group", "k0.prefetch_pass"):
+        r = run_axon(["lower", WORKLOADS / "s2_softmax.py", "--pipeline", "stages", "--json", "--schedule",
+                      json.dumps({knob: 0})])
+        assert r.returncode == EXIT_USER_ERROR and "not in this graph's space" in r.stderr, (knob, r.stderr)
 
 
-def test_a_row_stage_at_tile_1_is_its_tile_program():
-    """--schedule with a row stage's knob tile 1: the stage's loops program,
-    one parallel loop over rows with the row in scratch, vector loops and
-    the exp held in a row-sized scratch; a staged graph's row stage too."""
+def test_a_row_stage_is_its_tile_program():
+    """--schedule with a row stage's knobs: the stage's loops program, one
+    parallel loop over rows dealt in chunks (row_block), the row in scratch,
+    vector loops, the exp held in a row-sized scratch and the output
+    streamed (nt_store); a staged graph's row stage too."""
     r = run_axon(["lower", WORKLOADS / "s2_softmax.py", "--pipeline", "stages", "--json", "--schedule",
-                  json.dumps({"k0.tile": 1, "k0.threads": 2})])
+                  json.dumps({"k0.threads": 2, "k0.row_block": 8, "k0.nt_store": 1})])
     assert r.returncode == EXIT_OK, r.stderr
     got = json.loads(r.stdout)
-    assert got["schedule"]["k0.tile"] == 1
+    assert got["schedule"]["k0.row_block"] == 8
     program = got["stages"][0]["program"]
+    assert "parallel(2 threads, chunks of 8)" in program and "(streaming)" in program, program
     assert got["stages"][0]["stage"] == "the whole graph (loops)"
-    assert "parallel(2 threads)" in program and "vectorized" in program
+    assert "vectorized" in program
     assert ": scratch f32[1024]" in program, program
     assert "mul(t" in program and "div(1, " in program, program  # reciprocal_divisors
     r = run_axon(["lower", WORKLOADS / "m1_rmsnorm_matmul.py", "--pipeline", "stages", "--json", "--schedule",
-                  json.dumps({"k0.tile": 1})])
+                  json.dumps({"k0.unroll": 1})])
     assert r.returncode == EXIT_OK, r.stderr
     stages_ = {s["stage"]: s["program"] for s in json.loads(r.stdout)["stages"]}
     assert "vectorized" in stages_["stage 0 (row)"], stages_["stage 0 (row)"]

@@ -1,5 +1,6 @@
-// The optimising CPU code generator (codegen/cpu, loop/, schedule/): fused
-// row kernels compiled for the host and for restrict_to_avx2(host), on the
+// The optimising CPU code generator (codegen/cpu, loop/, schedule/): row
+// stages (tile programs of the loops pipeline) compiled for the host and for
+// restrict_to_avx2(host), on the
 // memory-bound workloads and on small graphs with odd row lengths, for the
 // default schedule and random legal ones, judged against the interpreter
 // under the error budget; plus the space, legality and flag contracts.
@@ -117,43 +118,11 @@ TEST(cpu_codegen, oddSizesWithRandomSchedules) {
   }
 }
 
-// Long rows: a sum's chains go in blocks of 64 steps and the blocks' sums
-// up levels of 64 (emit_steps). 8205 = 2 * 64 * 64 + 13 columns: two levels
-// in scalar code and one in vector code, each with a remainder; 266261 =
-// 65 * 64^2 + 21: two levels in vector code too. Scalar and vector code,
-// rows one at a time and in groups, correct, and the sums blocked.
-TEST(cpu_codegen, longRowSumsAreBlockedAndCorrect) {
-  std::mt19937 rng(5);
-  for (int cols : {8205, 266261}) {
-    const std::string src = "import numpy as np\n\ndef f(X: \"f32[3, " + std::to_string(cols) +
-                            "]\"):\n    s = np.sum(X + 3.0, axis=-1, keepdims=True)\n"
-                            "    return X / s, np.sum(X * X, axis=-1), np.max(X, axis=-1)\n";
-    ir::Graph g = parse(src);
-    ASSERT_TRUE(loop::plan_row_kernel(g).ok) << src;
-    for (const auto& t : targets()) {
-      schedule::Space sp = schedule::schedule_space(g, t);
-      for (int64_t vec : {0, 1})
-        for (int64_t group : {1, 2}) {
-          schedule::Schedule s = random_schedule(sp, rng);
-          s["k0.vec_axis"] = vec, s["k0.row_group"] = group, s["k0.tile"] = 0;
-          const std::string what = "f32[3, " + std::to_string(cols) + "] at " + std::to_string(t.isa.vector_bits()) +
-                                   " " + schedule::to_json(s).dump();
-          const std::string text = codegen::emit_cpu(g, s, t).source;
-          EXPECT_NE(text.find("blocks of 64 steps"), std::string::npos) << what;
-          if (cols > 10000 || vec == 0) {
-            EXPECT_NE(text.find(" levels)"), std::string::npos) << what;
-          }
-          EXPECT_LT(text.find("blocks of 64 steps"), text.find("reduce_max")) << "a max is not blocked: " << what;
-          expect_correct(g, s, t, what);
-        }
-    }
-  }
-}
-
-// The same long rows as a row stage's tile program (k0.tile 1): the
-// innermost loop of every sum adds at most 64 terms into each lane of each
-// accumulator chain (blocks of 64 x lanes x chains), every loop over blocks
-// at most 64 partials; correct for every thread count, AVX2 and AVX-512.
+// Long rows: 8205 = 2 * 64 * 64 + 13 and 266261 = 65 * 64^2 + 21 columns.
+// The innermost loop of every sum adds at most 64 terms into each lane of
+// each accumulator chain (blocks of 64 x lanes x chains), every loop over
+// blocks at most 64 partials; correct for every thread count, AVX2 and
+// AVX-512.
 TEST(cpu_codegen, tileRowSumsAreBlockedAndCorrect) {
   for (int cols : {8205, 266261}) {
     const std::string src = "import numpy as np\n\ndef f(X: \"f32[3, " + std::to_string(cols) +
@@ -165,7 +134,7 @@ TEST(cpu_codegen, tileRowSumsAreBlockedAndCorrect) {
       schedule::Space sp = schedule::schedule_space(g, t);
       for (int64_t threads : sp.find("k0.threads")->values) {
         schedule::Schedule s = schedule::default_schedule(sp);
-        s["k0.tile"] = 1, s["k0.threads"] = threads;
+        s["k0.threads"] = threads;
         const std::string what = "f32[3, " + std::to_string(cols) + "] at " + std::to_string(t.isa.vector_bits()) +
                                  " " + schedule::to_json(s).dump();
         tile::Kernel k = tile::lower_with(g, tile::loops_pipeline(codegen::row_stage_loops_options(s, t, "k0.")), "f");
@@ -209,16 +178,15 @@ TEST(cpu_codegen, rowMaxAndMinPropagateNaNFromEveryPosition) {
       "    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n"
       "    return e / np.sum(e, axis=-1, keepdims=True), np.min(X, axis=-1)\n");
   for (const auto& t : targets())
-  // The max of 8 rows one at a time, interleaved in groups, and (0) as the
-  // tile program, whose vector max runs on accumulator chains: 150 columns
-  // are two steps of 4 chains, one or two single vectors and a scalar tail.
-  for (int64_t group : {1, 2, 4, 8, 0}) {
+  // The vector max runs on accumulator chains: 150 columns are two steps of
+  // 4 chains, one or two single vectors and a scalar tail; with and without
+  // the prefetches (past the last rows' ends), on one and two threads.
+  for (int64_t ahead : {0, 4096})
+  for (int64_t threads : {1, 2}) {
     schedule::Space sp = schedule::schedule_space(g, t);
     schedule::Schedule s = schedule::default_schedule(sp);
-    ASSERT_TRUE(s.count("k0.row_group"));
-    s["k0.row_group"] = std::max<int64_t>(group, 1);
-    s["k0.tile"] = group == 0;
-    if (group == 0 && s.count("k0.stream_prefetch")) s["k0.stream_prefetch"] = 4096;  // past the last rows' ends
+    s["k0.threads"] = threads;
+    if (s.count("k0.stream_prefetch")) s["k0.stream_prefetch"] = ahead;
     codegen::KernelSource k = codegen::emit_cpu(g, s, t);
     runtime::CompileOptions co;
     co.flags = codegen::cpu_compile_flags(t, true);
@@ -254,47 +222,10 @@ TEST(cpu_codegen, tileVectorMaxOfAParameterNamedX) {
                       "    return np.max(x, axis=-1), np.min(x * 2.0, axis=-1)\n");
   for (const auto& t : targets()) {
     schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
-    s["k0.tile"] = 1;
     const std::string src = codegen::emit_cpu(g, s, t).source;
     EXPECT_NE(src.find("AXON_TV_MAX(axon_x"), std::string::npos);
     EXPECT_NE(src.find("AXON_TV_MIN(axon_x"), std::string::npos);
     expect_correct(g, s, t, "max and min of x, " + std::to_string(t.isa.vector_bits()) + "-bit");
-  }
-}
-
-// Rows grouped for their first reduction: every group size, vector and
-// scalar code, on row counts that leave a short last group and column
-// counts that leave vector tails; sums, maxima and a two-reduction norm.
-TEST(cpu_codegen, rowGroupsOfEverySizeWithShortLastGroups) {
-  const char* specs[] = {
-      "def f(X: \"f32[11, 37]\"):\n    return np.sum(X, axis=-1)\n",
-      "def f(X: \"f32[13, 150]\"):\n    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n"
-      "    return e / np.sum(e, axis=-1, keepdims=True)\n",
-      "def f(X: \"f32[7, 70]\", g: \"f32[70]\"):\n    mu = np.mean(X, axis=-1, keepdims=True)\n"
-      "    v = np.mean((X - mu) ** 2, axis=-1, keepdims=True)\n    return (X - mu) / np.sqrt(v + 1e-5) * g, np.min(X, axis=-1)\n",
-      "def f(X: \"f32[9, 5]\"):\n    return np.sum(np.exp(X), axis=-1), np.exp(X) / np.sum(np.exp(X), axis=-1, keepdims=True)\n",
-  };
-  for (const char* body : specs) {
-    ir::Graph g = parse(std::string("import numpy as np\n\n") + body);
-    for (const auto& t : targets()) {
-      schedule::Space sp = schedule::schedule_space(g, t);
-      schedule::Schedule s = schedule::default_schedule(sp);
-      ASSERT_TRUE(s.count("k0.row_group")) << body;
-      for (int64_t vec : {1, 0})
-        for (int64_t group : {1, 2, 4, 8}) {
-          if (vec == 0 && group != 4) continue;  // scalar code: one group size is enough
-          s["k0.vec_axis"] = vec;
-          s["k0.row_group"] = group;
-          s["k0.tile"] = 0;  // row groups are the row kernel's
-          // The later passes fetch the next group's rows: the last of them here, none with one row.
-          const bool prefetch = s.count("k0.prefetch_pass") && group > 1;
-          if (s.count("k0.prefetch_pass")) s["k0.prefetch_pass"] = prefetch ? sp.find("k0.prefetch_pass")->values.back() : 0;
-          const std::string text = codegen::emit_cpu(g, s, t).source;
-          EXPECT_EQ(text.find("r0 += ") != std::string::npos, group > 1) << text;
-          EXPECT_EQ(text.find("_mm_prefetch(") != std::string::npos, prefetch && vec == 1) << text;
-          expect_correct(g, s, t, std::string(body) + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
-        }
-    }
   }
 }
 
@@ -323,24 +254,27 @@ TEST(cpu_codegen, avx2TargetGetsNoAvx512) {
   EXPECT_EQ(std::count(f.begin(), f.end(), "-mavx2"), 1);
 }
 
-// Streaming stores are fenced once per thread after its last row, not after
-// every row (each fence waited for the write-combining buffers to drain),
-// and inside the parallel region, so every thread fences its own stores.
+// Streaming stores (knob nt_store: tile/passes/stream_stores.h) are fenced
+// once per thread after its last row, not after every row (each fence
+// waited for the write-combining buffers to drain), and inside the parallel
+// region, so every thread fences its own stores; rows dealt in chunks
+// (row_block) too.
 TEST(cpu_codegen, streamedRowsAreFencedOncePerThreadAfterTheLoop) {
   ir::Graph g = load_workload("s2_softmax");
   schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, host()));
   for (int threads : {1, 2})
-    for (int group : {1, 8}) {
-      s["k0.nt_store"] = 1, s["k0.threads"] = threads, s["k0.row_group"] = group, s["k0.tile"] = 0;
+    for (int block : {0, 8}) {
+      s["k0.nt_store"] = 1, s["k0.threads"] = threads, s["k0.row_block"] = block;
       ASSERT_EQ(schedule::why_illegal(g, s, host()), "");
       std::string src = codegen::emit_cpu(g, s, host()).source;
-      std::string what = std::to_string(threads) + " threads, row group " + std::to_string(group);
+      std::string what = std::to_string(threads) + " threads, row block " + std::to_string(block);
       size_t fence = src.find("_mm_sfence();");
       ASSERT_NE(fence, std::string::npos) << what;
       EXPECT_EQ(src.find("_mm_sfence();", fence + 1), std::string::npos) << what << ": more than one fence";
-      // _mm512_stream_ps or _mm256_stream_ps, whichever the host's width gives.
-      size_t last_stream = src.rfind("_stream_ps(");
+      EXPECT_NE(src.find(host().isa.vector_bits() == 512 ? "_mm512_stream_ps" : "_mm256_stream_ps"), std::string::npos) << what;
+      size_t last_stream = src.rfind("_stream");
       ASSERT_NE(last_stream, std::string::npos) << what << ": no streaming store";
+      EXPECT_EQ(src.find("schedule(static, 8)") != std::string::npos, threads > 1 && block == 8) << what;
       EXPECT_GT(fence, last_stream) << what;
       // After the fence: the end of the parallel region (with threads), then of the function.
       EXPECT_EQ(src.substr(src.find('\n', fence)), threads > 1 ? "\n  }\n}\n" : "\n}\n") << what;
@@ -351,34 +285,11 @@ TEST(cpu_codegen, streamedRowsAreFencedOncePerThreadAfterTheLoop) {
     }
 }
 
-// exp(c * v) with c one scalar per call or per row is emitted as
-// exp2(v * fl(c log2 e)); exp(-v) is not a product and keeps exp. Both
-// stay within the budget on the host and AVX2, vector loops and tails.
-TEST(cpu_codegen, expOfAScaledValueIsExp2WithTheScaleFolded) {
-  ir::Graph g = parse(
-      "import numpy as np\n\ndef f(X: \"f32[5, 49]\"):\n"
-      "    return np.exp(X * -1.5) + np.exp(X * np.max(X, axis=-1, keepdims=True)), np.exp(-X)\n");
-  for (const auto& t : targets()) {
-    schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
-    s["k0.tile"] = 0;  // the row kernel (tileExpOfAScaledValueIsExp2WithTheScaleFolded: the tile program)
-    const std::string src = codegen::emit_cpu(g, s, t).source;
-    const std::string what = std::to_string(t.isa.vector_bits()) + "-bit";
-    const std::string body = src.substr(src.find("extern \"C\" void f("));
-    // s2: the constant -1.5 (as a per-call value), s7: the row max.
-    EXPECT_NE(body.find("static_cast<double>(s2) * 1.4426950408889634"), std::string::npos) << what;
-    EXPECT_NE(body.find("static_cast<double>(s7) * 1.4426950408889634"), std::string::npos) << what;
-    EXPECT_EQ(body.find("set1_ps(s2)"), std::string::npos) << what << ": the product is not formed";
-    EXPECT_NE(body.find("axon_vexp(v12)"), std::string::npos) << what << ": exp(-X) keeps exp";
-    size_t folded = 0;
-    for (size_t at = body.find("axon_vexp2("); at != std::string::npos; at = body.find("axon_vexp2(", at + 1)) ++folded;
-    EXPECT_GE(folded, 2u) << what;
-    expect_correct(g, s, t, "exp of scaled values, " + what);
-  }
-}
-
-// The same as a tile program (exp2_scaled): the scales -1.5 and the row max
-// times log2(e) in float64, each rounded once into a register before its
-// vector loop; exp(-X) keeps exp.
+// exp(c * v) with c one scalar per call or per row is a power of two
+// (exp2_scaled): the scales -1.5 and the row max times log2(e) in float64,
+// each rounded once into a register before its vector loop; exp(-X) is not
+// a product and keeps exp. Within the budget on the host and AVX2, vector
+// loops and tails.
 TEST(cpu_codegen, tileExpOfAScaledValueIsExp2WithTheScaleFolded) {
   ir::Graph g = parse(
       "import numpy as np\n\ndef f(X: \"f32[5, 49]\"):\n"
@@ -386,7 +297,7 @@ TEST(cpu_codegen, tileExpOfAScaledValueIsExp2WithTheScaleFolded) {
   for (const auto& t : targets())
     for (int64_t unroll : {1, 2}) {
       schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
-      s["k0.tile"] = 1, s["k0.unroll"] = unroll;
+      s["k0.unroll"] = unroll;
       const std::string src = codegen::emit_cpu(g, s, t).source;
       const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
       const std::string body = src.substr(src.find("extern \"C\" void f("));
@@ -401,23 +312,20 @@ TEST(cpu_codegen, tileExpOfAScaledValueIsExp2WithTheScaleFolded) {
     }
 }
 
-// The non-temporal prefetch (stream_prefetch) is issued by the pass that
-// reads the rows from memory and by no other (the first reduction one row at
-// a time, the group pass with row groups, the output pass of an elementwise
-// kernel), for every row input and no per-column one, never in scalar code;
-// and the kernels stay correct with the prefetches running past the inputs'
-// ends.
-TEST(cpu_codegen, nonTemporalPrefetchIsInTheMemoryPassOnly) {
+// The non-temporal prefetch (stream_prefetch: tile/passes/prefetch_rows.h,
+// which tile_prefetch_rows checks loop by loop) is printed for every row
+// input and no per-column one, never in scalar code; and the kernels stay
+// correct with the prefetches running past the inputs' ends.
+TEST(cpu_codegen, nonTemporalPrefetchOfRowInputsOnly) {
   struct Case {
     const char* body;
-    const char* later;  // text that begins the first pass after the memory pass ("": none)
     std::vector<std::string> row_inputs, other_inputs;
   } cases[] = {
       {"def f(X: \"f32[13, 150]\"):\n    m = np.max(X, axis=-1, keepdims=True)\n    e = np.exp(X - m)\n"
        "    return e / np.sum(e, axis=-1, keepdims=True)\n",
-       "reduce_sum", {"X"}, {}},
-      {"def f(X: \"f32[11, 37]\"):\n    return np.sum(X, axis=-1)\n", "", {"X"}, {}},
-      {"def f(X: \"f32[9, 70]\", Y: \"f32[9, 70]\", g: \"f32[70]\"):\n    return X * g + Y\n", "", {"X", "Y"}, {"g"}},
+       {"X"}, {}},
+      {"def f(X: \"f32[11, 37]\"):\n    return np.sum(X, axis=-1)\n", {"X"}, {}},
+      {"def f(X: \"f32[9, 70]\", Y: \"f32[9, 70]\", g: \"f32[70]\"):\n    return X * g + Y\n", {"X", "Y"}, {"g"}},
   };
   for (const Case& cs : cases) {
     ir::Graph g = parse(std::string("import numpy as np\n\n") + cs.body);
@@ -426,37 +334,22 @@ TEST(cpu_codegen, nonTemporalPrefetchIsInTheMemoryPassOnly) {
       const schedule::Knob* knob = sp.find("k0.stream_prefetch");
       ASSERT_NE(knob, nullptr) << cs.body;
       EXPECT_EQ(knob->values.front(), 0) << "the default point prefetches nothing";
-      const bool grouped = sp.find("k0.row_group") != nullptr;
       for (int64_t vec : {1, 0})
-        for (int64_t group : {1, 4}) {
-          if (group > 1 && !grouped) continue;
-          for (int64_t ahead : {int64_t{0}, knob->values.back()}) {
-            schedule::Schedule s = schedule::default_schedule(sp);
-            s["k0.vec_axis"] = vec, s["k0.stream_prefetch"] = ahead, s["k0.tile"] = 0;
-            if (grouped) s["k0.row_group"] = group;
-            if (s.count("k0.prefetch_pass")) s["k0.prefetch_pass"] = 0;
-            const std::string what = std::string(cs.body) + " at " + std::to_string(t.isa.vector_bits()) + " " +
-                                     schedule::to_json(s).dump();
-            const std::string text = codegen::emit_cpu(g, s, t).source;
-            const bool expected = vec == 1 && ahead > 0;
-            EXPECT_EQ(text.find("_MM_HINT_NTA") != std::string::npos, expected) << what << text;
-            for (const std::string& in : cs.row_inputs)
-              EXPECT_EQ(text.find("(" + in + " + r * cols + c) + " + std::to_string(ahead) + "), _MM_HINT_NTA);") !=
-                            std::string::npos,
-                        expected)
-                  << what << ": input " << in << text;
-            for (const std::string& in : cs.other_inputs)
-              EXPECT_EQ(text.find("(" + in + " + r * cols"), std::string::npos) << what << ": input " << in << text;
-            if (expected) {
-              // Where the memory pass ends: the next pass, or with groups the
-              // short last group's row-by-row fallback.
-              const size_t body = text.find("extern \"C\"");
-              const size_t end = group > 1 ? text.find("} else {", text.find("if (rg_n ==", body))
-                                 : cs.later[0] ? text.find(cs.later, body) : std::string::npos;
-              EXPECT_LT(text.rfind("_MM_HINT_NTA"), end) << what << ": a later pass prefetches" << text;
-            }
-            expect_correct(g, s, t, what);
-          }
+        for (int64_t ahead : {int64_t{0}, knob->values.back()}) {
+          schedule::Schedule s = schedule::default_schedule(sp);
+          s["k0.vec_axis"] = vec, s["k0.stream_prefetch"] = ahead;
+          const std::string what = std::string(cs.body) + " at " + std::to_string(t.isa.vector_bits()) + " " +
+                                   schedule::to_json(s).dump();
+          const std::string text = codegen::emit_cpu(g, s, t).source;
+          const bool expected = vec == 1 && ahead > 0;
+          const std::string fetch = "__builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(&";
+          EXPECT_EQ(text.find(fetch) != std::string::npos, expected) << what << text;
+          for (const std::string& in : cs.row_inputs)
+            EXPECT_EQ(text.find(fetch + in + "[") != std::string::npos, expected) << what << ": input " << in << text;
+          for (const std::string& in : cs.other_inputs)
+            EXPECT_EQ(text.find(fetch + in + "["), std::string::npos) << what << ": input " << in << text;
+          if (expected) EXPECT_NE(text.find(") + " + std::to_string(ahead) + "), 0, 0);"), std::string::npos) << what << text;
+          expect_correct(g, s, t, what);
         }
     }
   }
@@ -472,22 +365,17 @@ TEST(cpu_codegen, tupleStepsGiveTheBitsOfOneVectorAtATime) {
       "import numpy as np\n\ndef f(X: \"f32[7, 203]\", Y: \"f32[7, 203]\"):\n"
       "    return np.exp(-(X * X * X * X * X)), X / (1.0 + np.exp(-X)), np.tanh(X) * np.exp(Y * 0.5), "
       "np.where(X > Y, np.log(X * X), np.sqrt(Y * Y))\n");
-  // The row kernel (tile 0) and the tile program (tile 1), whose vector
-  // loops take `unroll` vectors per step as one tuple too.
-  for (const auto& t : targets())
-  for (int64_t tile : {0, 1}) {
+  for (const auto& t : targets()) {
     std::vector<std::vector<double>> first;
     for (int unroll : {1, 2, 4}) {
       schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
       s["k0.unroll"] = unroll;
       s["k0.threads"] = 1;
-      s["k0.tile"] = tile;
-      const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, tile " + std::to_string(tile) + ", unroll " +
-                               std::to_string(unroll);
+      const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
       ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
       codegen::KernelSource k = codegen::emit_cpu(g, s, t);
-      EXPECT_NE(k.source.find(tile ? "axon_vexp(" : "axon_vexp(v"), std::string::npos) << what;
-      EXPECT_EQ(k.source.find(tile ? "axon_tt_load<" : "const axon_t<") != std::string::npos, unroll > 1) << what;
+      EXPECT_NE(k.source.find("axon_vexp("), std::string::npos) << what;
+      EXPECT_EQ(k.source.find("axon_tt_load<") != std::string::npos, unroll > 1) << what;
       runtime::CompileOptions co;
       co.flags = codegen::cpu_compile_flags(t, true);
       runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
@@ -555,10 +443,10 @@ TEST(cpu_codegen, kernelsRoundEachOperationAsTheSpecWritesIt) {
 }
 
 // AVX-512 kernels compile on any host (g++ needs only the flags), so a host
-// without AVX-512 still checks that their tuple steps, masks and masked
-// tails type-check: reductions (max, sum, the four chains as a tuple), bool
-// inputs, exp's and exp2's tuples, for unroll 1, 2 and 4 and row groups. A
-// host with AVX-512 also runs them against the budget.
+// without AVX-512 still checks that their vector loops type-check:
+// reductions on accumulator chains (max, sum), bool inputs, exp's and
+// exp2's tuples, streaming stores, for unroll 1, 2 and 4. A host with
+// AVX-512 also runs them against the budget.
 TEST(cpu_codegen, avx512KernelsCompileOnEveryHost) {
   ir::Graph g = parse(
       "import numpy as np\n\ndef f(X: \"f32[9, 203]\", B: \"bool[9, 203]\"):\n"
@@ -569,29 +457,10 @@ TEST(cpu_codegen, avx512KernelsCompileOnEveryHost) {
   t.isa.avx512f = t.isa.avx512bw = t.isa.avx512vl = t.isa.avx512dq = true;
   ASSERT_EQ(t.isa.vector_bits(), 512);
   const bool runs = host().isa.vector_bits() == 512;
-  for (int unroll : {1, 2, 4})
-    for (int group : {1, 4}) {
-      schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
-      s["k0.unroll"] = unroll;
-      s["k0.row_group"] = group;
-      s["k0.tile"] = 0;  // the row kernel's tuples (the tile program's: below)
-      const std::string what = "AVX-512, unroll " + std::to_string(unroll) + ", row group " + std::to_string(group);
-      ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
-      codegen::KernelSource k = codegen::emit_cpu(g, s, t);
-      EXPECT_NE(k.source.find("_mm512_"), std::string::npos) << what;
-      EXPECT_NE(k.source.find("axon_t<__m512, 4>"), std::string::npos) << what << ": the chains are not a tuple";
-      runtime::CompileOptions co;
-      co.flags = codegen::cpu_compile_flags(t, true);
-      std::string so;
-      EXPECT_NO_THROW(so = runtime::compile_shared(k, co)) << what;
-      if (runs && !so.empty()) test::expect_correct(g, s, t, what, 3);
-    }
-  // The tile program (the default): its vector loops, tuples and chained
-  // reductions in AVX-512 too.
   for (int unroll : {1, 2, 4}) {
     schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
-    ASSERT_EQ(s.at("k0.tile"), 1);
     s["k0.unroll"] = unroll;
+    s["k0.nt_store"] = unroll == 2;
     const std::string what = "AVX-512 tile program, unroll " + std::to_string(unroll);
     codegen::KernelSource k = codegen::emit_cpu(g, s, t);
     EXPECT_NE(k.source.find("_mm512_"), std::string::npos) << what;

@@ -208,6 +208,13 @@ template <int N> static inline axon_tt<N> axon_tt_load_bool(const bool* p) {
   axon_tt<N> r; AXON_T_EACH(r.v[i] = axon_tv_load_bool(p + AXON_TT_LANES * i)) return r;
 }
 template <int N> static inline void axon_tt_store(float* p, axon_tt<N> x) { AXON_T_EACH(axon_tv_store(p + AXON_TT_LANES * i, x.v[i])) }
+// A streaming store (tile/passes/stream_stores.h): non-temporal where the
+// vector's address is aligned to it, a plain store elsewhere.
+static inline void axon_tv_stream(float* p, axon_tv x) {
+  if (reinterpret_cast<uintptr_t>(p) % sizeof(axon_tv) == 0) AXON_TV_STREAM(p, x);
+  else axon_tv_store(p, x);
+}
+template <int N> static inline void axon_tt_stream(float* p, axon_tt<N> x) { AXON_T_EACH(axon_tv_stream(p + AXON_TT_LANES * i, x.v[i])) }
 template <int N> static inline void axon_tt_store_bool(bool* p, axon_tt<N> x) {
   AXON_T_EACH(axon_tv_store_bool(p + AXON_TT_LANES * i, x.v[i]))
 }
@@ -247,7 +254,8 @@ class CppPrinter {
   // #include lines and helpers the body needs (after print_body).
   std::string preamble() const {
     std::string s = "#include <math.h>\n\n#include <cmath>\n#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <memory>\n";
-    if (!micro_kernels_.empty() || vector_loops_ > 0 || !transposes_.empty()) s += "#include <immintrin.h>\n";
+    if (!micro_kernels_.empty() || vector_loops_ > 0 || !transposes_.empty() || fence_at_end_ || streams(k_.body))
+      s += "#include <immintrin.h>\n";
     s += "\n";
     bool half = std::any_of(k_.buffers.begin(), k_.buffers.end(),
                             [](const Buffer& b) { return b.dtype == DType::F16 || b.dtype == DType::BF16; });
@@ -263,6 +271,7 @@ class CppPrinter {
       // The max and min of a vector's lanes (none NaN) by a tree of the
       // hardware max and min, and whether a mask has a lane set.
       s += o_.vector_bits == 512 ? kHorizontal512 : kHorizontal256;
+      s += std::string("#define AXON_TV_STREAM ") + (o_.vector_bits == 512 ? "_mm512_stream_ps" : "_mm256_stream_ps") + "\n";
       s += kVectorHelpers;
       s += "\n";
     }
@@ -449,13 +458,15 @@ class CppPrinter {
         },
         [](const Index&) -> VScalar { throw NotVectorizable{"an index used as a value"}; });
   }
-  std::string vstore(int b, const std::vector<Index>& idx, const VScalar& v, const std::string& var) const {
+  // `streaming`: a float32 store past the caches (axon_tv_stream).
+  std::string vstore(int b, const std::vector<Index>& idx, const VScalar& v, const std::string& var,
+                     bool streaming = false) const {
     const Buffer& buf = k_.buffers[b];
     if (in_register(b) || (buf.dtype != DType::F32 && buf.dtype != DType::Bool))
       throw NotVectorizable{"a store to " + buf.name};
     if (lane_stride(b, idx, var) != 1) throw NotVectorizable{"a store to " + buf.name + " that is not unit-stride"};
-    const std::string n = tl_tuple > 1 ? "t_store" + std::string(buf.dtype == DType::Bool ? "_bool" : "") + "<" + std::to_string(tl_tuple) + ">"
-                                       : std::string(buf.dtype == DType::Bool ? "v_store_bool" : "v_store");
+    const std::string what = buf.dtype == DType::Bool ? "store_bool" : streaming ? "stream" : "store";
+    const std::string n = tl_tuple > 1 ? "t_" + what + "<" + std::to_string(tl_tuple) + ">" : "v_" + what;
     return "axon_t" + n + "(&" + element(b, idx) + ", " +
            v.s + ");";
   }
@@ -519,7 +530,7 @@ class CppPrinter {
             }
             break;
           case StmtKind::Store:
-            lines.push_back(vstore(x->buffer, shifted(x->idx), vvalue(x->value.substitute(shift), var), var));
+            lines.push_back(vstore(x->buffer, shifted(x->idx), vvalue(x->value.substitute(shift), var), var, x->streaming));
             break;
           case StmtKind::Accumulate: {
             const Buffer& buf = k_.buffers[x->buffer];
@@ -564,6 +575,8 @@ class CppPrinter {
     } catch (const NotVectorizable&) {
       return false;
     }
+    // Streamed outside parallel loops: one fence ends the kernel.
+    for (const Stmt& x : body) fence_at_end_ |= x.kind() == StmtKind::Store && x->streaming && parallel_depth_ == 0;
     const std::string ext = n.extent.is_const() ? std::to_string(n.extent.value()) : c_text(n.extent);
     const std::string w = std::to_string(lanes), step = std::to_string(lanes * chains);
     line(depth, "{  // " + var + ": " + (tuple > 1 ? "tuples of " + std::to_string(tuple) + " vectors, then " : "") +
@@ -791,10 +804,18 @@ class CppPrinter {
     t.streaming = n.streaming && t.ds % w == 0;
     return t;
   }
+  // Whether `s` holds streaming stores: transposes, or Stores of the vector form.
   bool streams(const Stmt& s) const {
     bool found = false;
-    visit(s, [&](const Stmt& x) { found |= x.kind() == StmtKind::Copy && transpose_of(x.node()).streaming; });
+    visit(s, [&](const Stmt& x) {
+      found |= (x.kind() == StmtKind::Copy && transpose_of(x.node()).streaming) ||
+               (x.kind() == StmtKind::Store && x->streaming && o_.vector_bits > 0);
+    });
     return found;
+  }
+  // The OpenMP schedule of a Parallel loop: an even static split, or chunks dealt in turn.
+  static std::string omp_schedule(const StmtNode& n) {
+    return n.chunk > 0 ? "schedule(static, " + std::to_string(n.chunk) + ")" : "schedule(static)";
   }
   void transpose(const StmtNode& n, const Transpose& t, int depth) {
     const std::string w = std::to_string(t.width);
@@ -831,6 +852,8 @@ class CppPrinter {
   // parallel region in which each thread allocates them once, then shares
   // the iterations (`omp for`). Each iteration writes the scratch before
   // reading it (tile/verify.h), so reusing it across iterations is safe.
+  // With streaming stores inside, each thread fences its own after its
+  // share (`nowait`, then the fence before the region's barrier).
   bool parallel_with_scratch(const Stmt& s, int depth, const std::string& ext) {
     const StmtNode& n = s.node();
     const Stmt& b = n.body.at(0);
@@ -843,10 +866,12 @@ class CppPrinter {
     line(depth, "#pragma omp parallel" + (n.threads > 0 ? " num_threads(" + std::to_string(n.threads) + ")" : std::string()));
     line(depth, "{");
     for (size_t i = 0; i < lead; ++i) declare(b->body[i]->buffer, depth + 1, "");
-    line(depth + 1, "#pragma omp for schedule(static)");
+    const bool fence = streams(s);
+    line(depth + 1, "#pragma omp for " + omp_schedule(n) + (fence ? " nowait" : ""));
     line(depth + 1, "for (int64_t " + n.var + " = 0; " + n.var + " < " + ext + "; ++" + n.var + ") {");
     for (size_t i = lead; i < b->body.size(); ++i) stmt(b->body[i], depth + 2);
     line(depth + 1, "}");
+    if (fence) line(depth + 1, "_mm_sfence();  // this thread's streamed stores, before the region's barrier");
     line(depth, "}");
     return true;
   }
@@ -892,7 +917,7 @@ class CppPrinter {
           ranges_.erase(n.var);
           return;
         }
-        if (n.loop == LoopKind::Parallel && !streams(s)) {
+        if (n.loop == LoopKind::Parallel) {
           ++parallel_depth_;
           const bool done = parallel_with_scratch(s, depth, ext);
           --parallel_depth_;
@@ -912,14 +937,14 @@ class CppPrinter {
             // region's closing barrier (a fence orders only its thread's).
             line(depth, "#pragma omp parallel" + threads);
             line(depth, "{");
-            line(depth, "#pragma omp for schedule(static)" + collapse + " nowait");
+            line(depth, "#pragma omp for " + omp_schedule(n) + collapse + " nowait");
             line(depth, "for (int64_t " + n.var + " = 0; " + n.var + " < " + ext + "; ++" + n.var + ") {");
             stmt(n.body.at(0), depth + 1);
             line(depth, "}");
             line(depth, "_mm_sfence();");
             line(depth, "}");
           } else {
-            line(depth, "#pragma omp parallel for schedule(static)" + collapse + threads);
+            line(depth, "#pragma omp parallel for " + omp_schedule(n) + collapse + threads);
             line(depth, "for (int64_t " + n.var + " = 0; " + n.var + " < " + ext + "; ++" + n.var + ") {");
             stmt(n.body.at(0), depth + 1);
             line(depth, "}");

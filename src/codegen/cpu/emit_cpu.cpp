@@ -18,7 +18,6 @@
 #include "codegen/cpu/attention.h"
 #include "codegen/cpu/gemm.h"
 #include "codegen/cpu/gemm_epilogue.h"
-#include "codegen/cpu/row_kernel_cpp.h"
 #include "codegen/cpu/stage_knobs.h"
 #include "codegen/cpu/staged_cpp.h"
 #include "loop/partition.h"
@@ -38,8 +37,6 @@ schedule::Space space_of(const ir::Graph& g, const loop::Partition& p, const tar
   schedule::Space sp;
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
-    // A row kernel's graph is also a loops kernel of the tile IR: the row
-    // knobs hold `tile`, and the search measures both.
     sp.knobs = k.ok ? codegen::row_stage_knobs(k, t, stage_prefix(0)) : codegen::loops_knobs(t, stage_prefix(0));
     return sp;
   }
@@ -158,17 +155,13 @@ double schedule::predicted_seconds(const ir::Graph& g, const Schedule& s, const 
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (!k.ok) return codegen::loops_seconds(g, codegen::loops_options(s, t, stage_prefix(0)), t);
-    if (codegen::row_stage_as_tile(s, stage_prefix(0)))
-      return codegen::loops_seconds(g, codegen::row_stage_loops_options(s, t, stage_prefix(0)), t);
-    return codegen::row_stage_seconds(k, codegen::row_stage_options(s, t, stage_prefix(0)), t);
+    return codegen::loops_seconds(g, codegen::row_stage_loops_options(s, t, stage_prefix(0)), t);
   }
   double sec = 0;
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const loop::Stage& st = p.stages[i];
     const std::string prefix = stage_prefix(static_cast<int>(i));
-    if (st.kind == StageKind::Row && codegen::row_stage_as_tile(s, prefix))
-      sec += codegen::loops_seconds(st.sub, codegen::row_stage_loops_options(s, t, prefix), t);
-    else if (st.kind == StageKind::Row) sec += codegen::row_stage_seconds(st.row, codegen::row_stage_options(s, t, prefix), t);
+    if (st.kind == StageKind::Row) sec += codegen::loops_seconds(st.sub, codegen::row_stage_loops_options(s, t, prefix), t);
     else if (st.kind == StageKind::Naive) sec += codegen::loops_seconds(st.sub, codegen::loops_options(s, t, prefix), t);
     else if (st.kind == StageKind::Attention)
       sec += codegen::attention_seconds(st.attention, codegen::attention_schedule_from(st.attention, s, t, prefix + "attn."), t);
@@ -189,9 +182,7 @@ codegen::KernelSource codegen::emit_cpu(const ir::Graph& g, const schedule::Sche
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
     if (!k.ok) return emit_loops_cpp(g, loops_options(s, t, stage_prefix(0)), t);
-    if (row_stage_as_tile(s, stage_prefix(0)))
-      return emit_loops_cpp(g, row_stage_loops_options(s, t, stage_prefix(0)), t, row_stage_options(s, t, stage_prefix(0)).unroll);
-    return emit_row_kernel_cpp(g, k, row_stage_options(s, t, stage_prefix(0)));
+    return emit_loops_cpp(g, row_stage_loops_options(s, t, stage_prefix(0)), t, row_stage_unroll(s, stage_prefix(0)));
   }
   return emit_staged_cpp(g, p, s, t);
 }
@@ -202,15 +193,13 @@ std::vector<codegen::StageKernel> codegen::stage_kernels(const ir::Graph& g, con
   loop::Partition p = loop::partition_graph(g);
   if (p.whole_graph || !worth_staging(p)) {
     loop::RowKernel k = loop::plan_row_kernel(g);
-    if (k.ok && !row_stage_as_tile(s, stage_prefix(0))) return {{"the whole graph (row)", "row", std::nullopt}};
     tile::LoopsOptions o = k.ok ? row_stage_loops_options(s, t, stage_prefix(0)) : loops_options(s, t, stage_prefix(0));
     return {{"the whole graph (loops)", "loops", tile::lower_with(g, tile::loops_pipeline(o), g.entry)}};
   }
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const loop::Stage& st = p.stages[i];
     const std::string prefix = stage_prefix(static_cast<int>(i));
-    StageKernel k{"stage " + std::to_string(i) + " (" + loop::stage_kind_name(st.kind) + ")", loop::stage_kind_name(st.kind),
-                  std::nullopt};
+    StageKernel k{"stage " + std::to_string(i) + " (" + loop::stage_kind_name(st.kind) + ")", loop::stage_kind_name(st.kind), {}};
     switch (st.kind) {
       case StageKind::Contraction:
         k.program = tile::lower_gemm(gemm_shape_of(st.contraction), gemm_schedule_from(s, prefix + "gemm."), "gemm");
@@ -232,8 +221,7 @@ std::vector<codegen::StageKernel> codegen::stage_kernels(const ir::Graph& g, con
         k.program = tile::lower_with(st.sub, tile::loops_pipeline(loops_options(s, t, prefix)), "run");
         break;
       case StageKind::Row:
-        if (row_stage_as_tile(s, prefix))
-          k.program = tile::lower_with(st.sub, tile::loops_pipeline(row_stage_loops_options(s, t, prefix)), "run");
+        k.program = tile::lower_with(st.sub, tile::loops_pipeline(row_stage_loops_options(s, t, prefix)), "run");
         break;
     }
     for (ir::NodeId r : st.results)
@@ -245,11 +233,8 @@ std::vector<codegen::StageKernel> codegen::stage_kernels(const ir::Graph& g, con
 
 std::vector<std::pair<std::string, std::string>> codegen::stage_programs(const ir::Graph& g, const schedule::Schedule& s,
                                                                          const target::Target& t) {
-  const std::string row_note =
-      "(a row kernel printed by codegen/cpu/row_kernel_cpp.cpp at the stage's knob tile 0, not a tile program; "
-      "tile 1 lowers it as one)\n";
   std::vector<std::pair<std::string, std::string>> out;
-  for (const StageKernel& k : stage_kernels(g, s, t)) out.push_back({k.title, k.program ? tile::print(*k.program) : row_note});
+  for (const StageKernel& k : stage_kernels(g, s, t)) out.push_back({k.title, tile::print(k.program)});
   return out;
 }
 

@@ -26,17 +26,16 @@ namespace axon::codegen {
 /// database keys its rows by it: bump it whenever the same schedule starts
 /// to give different code, so that stored times are not read against new
 /// kernels.
-inline constexpr int kCodegenVersion = 10;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels; 6: GEMMs, layout copies and attention as tile programs; 7: masks computed in attention, masked key blocks skipped; 8: GEMMs with their elementwise epilogues; 9: row stages as tile programs (knob tile), loops kernels with chained vector reductions, lane-wide sum blocks, tuples, exp2 and reciprocal lowerings, hardware max; 10: QK-norm inside attention
+inline constexpr int kCodegenVersion = 11;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels; 6: GEMMs, layout copies and attention as tile programs; 7: masks computed in attention, masked key blocks skipped; 8: GEMMs with their elementwise epilogues; 9: row stages as tile programs (knob tile), loops kernels with chained vector reductions, lane-wide sum blocks, tuples, exp2 and reciprocal lowerings, hardware max; 10: QK-norm inside attention; 11: row stages only as tile programs (no knob tile or row_group), nt_store, row_block and prefetch_pass as the passes stream_stores, parallel_chunks and prefetch_next_rows
 
 KernelSource emit_cpu(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
 
 /// The pieces of emit_cpu(g, s, t): per stage (or one for a kernel of the
-/// whole graph) its title, its kind, its tile program (none for a row
-/// kernel, which is not printed from the tile IR yet), the identities its
+/// whole graph) its title, its kind, its tile program, the identities its
 /// lowering applies, and the results it stores in memory for later stages.
 struct StageKernel {
   std::string title, kind;
-  std::optional<tile::Kernel> program;
+  tile::Kernel program;
   std::vector<Reliance> relies_on;
   std::vector<ir::NodeId> stores;
 };
@@ -44,8 +43,7 @@ std::vector<StageKernel> stage_kernels(const ir::Graph& g, const schedule::Sched
 
 /// What emit_cpu prints for `s`, as tile programs (`axon lower --pipeline
 /// stages`): one (title, program) per stage, the program printed by
-/// tile::print; a row stage at its knob `tile` 0 (the row kernel emitter,
-/// not a tile program) is a one-line note.
+/// tile::print.
 std::vector<std::pair<std::string, std::string>> stage_programs(const ir::Graph& g, const schedule::Schedule& s,
                                                                 const target::Target& t);
 

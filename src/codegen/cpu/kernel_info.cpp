@@ -9,13 +9,11 @@ KernelInfo cpu_kernel_info(const ir::Graph& g, const schedule::Schedule& s, cons
   for (const StageKernel& k : stage_kernels(g, s, t)) {
     StageInfo st;
     st.kind = k.kind;
-    st.tile_program = k.program.has_value();
     st.relies_on = k.relies_on;
-    if (k.program)
-      for (const tile::Buffer& b : k.program->buffers) {
-        if (b.scope != tile::Scope::Memory && b.scope != tile::Scope::Scratch) continue;
-        st.temporaries.push_back({b.name, tile::scope_name(b.scope), b.numel(), b.numel() * ir::dtype_bytes(b.dtype)});
-      }
+    for (const tile::Buffer& b : k.program.buffers) {
+      if (b.scope != tile::Scope::Memory && b.scope != tile::Scope::Scratch) continue;
+      st.temporaries.push_back({b.name, tile::scope_name(b.scope), b.numel(), b.numel() * ir::dtype_bytes(b.dtype)});
+    }
     for (ir::NodeId r : k.stores)
       info.between_stages.push_back({"%" + std::to_string(r), "memory", g[r].type.numel(),
                                      g[r].type.numel() * ir::dtype_bytes(g[r].type.dtype)});

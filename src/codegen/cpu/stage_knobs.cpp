@@ -41,78 +41,14 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
   else
     knobs.push_back({p + "vec_axis", {0}, "scalar code (the target has no vector ISA)"});
   knobs.push_back({p + "threads", thread_values(t), "OpenMP threads over the row loop"});
-  knobs.push_back({p + "row_block", {0, 1, 8, 64}, "rows per OpenMP chunk (0: even static split)"});
-  knobs.push_back({p + "unroll", {2, 1, 4}, "vectors per step of the output pass, interleaved as one tuple"});
-  if (!k.row_outputs.empty())
+  knobs.push_back({p + "row_block", {0, 1, 8, 64}, "rows per OpenMP chunk, dealt in turn (0: even static split)"});
+  knobs.push_back({p + "unroll", {2, 1, 4}, "vectors per step of a vector loop without a reduction, interleaved as one tuple"});
+  if (!k.row_outputs.empty() && t.isa.vector_bits() > 0)
     knobs.push_back({p + "nt_store", {0, 1}, "1: streaming (non-temporal) stores of row outputs"});
-  if (k.leads_with_reduction)
-    knobs.push_back({p + "row_group", {4, 1, 2, 8}, "rows whose first reduction is one interleaved pass"});
-  knobs.push_back({p + "tile", {1, 0}, "1: the tile IR's loops kernel; 0: the row kernel"});
-  if (k.passes() >= 2 && t.isa.vector_bits() > 0) {
-    // Later passes compute from cache while memory idles: one of them can
-    // fetch the next rows meanwhile.
-    std::vector<int64_t> v = {0};
-    for (int i = 1; i < k.passes(); ++i) v.push_back(i);
-    knobs.push_back({p + "prefetch_pass", v, "0: none; p: pass p prefetches the next rows' inputs"});
-  }
   if (!k.row_params.empty() && t.isa.vector_bits() > 0)
     knobs.push_back({p + "stream_prefetch", {0, 4096, 8192},
                      "bytes ahead the memory pass prefetches its row inputs, non-temporal (0: none)"});
   return knobs;
-}
-
-RowKernelOptions row_stage_options(const schedule::Schedule& s, const target::Target& t, const std::string& p) {
-  auto get = [&](const char* name, int64_t dflt) {
-    auto it = s.find(p + name);
-    return it == s.end() ? dflt : it->second;
-  };
-  RowKernelOptions o;
-  o.vector_bits = get("vec_axis", 1) ? t.isa.vector_bits() : 0;
-  o.threads = static_cast<int>(get("threads", std::max(1, t.cores)));
-  o.row_block = static_cast<int>(get("row_block", 0));
-  o.unroll = static_cast<int>(get("unroll", 1));
-  o.nt_store = get("nt_store", 0) != 0;
-  o.row_group = static_cast<int>(get("row_group", 1));
-  o.prefetch_pass = static_cast<int>(get("prefetch_pass", 0));
-  o.stream_prefetch = static_cast<int>(get("stream_prefetch", 0));
-  return o;
-}
-
-double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, const target::Target& t) {
-  const double bw = bandwidth(t, o.threads);
-  const double fl_1t = t.peaks.fma_gflops_1t > 0 ? t.peaks.fma_gflops_1t * 1e9 : 50e9;
-  const int lanes = o.vector_bits > 0 ? o.vector_bits / 32 : 1;
-  // One op per element per pass counts as one lane of an FMA (half its flops).
-  const double flops = static_cast<double>(k.rows * k.cols) * static_cast<double>(k.ops_per_element + 1) *
-                       std::max(1, k.passes()) * 2.0;
-  const double peak = fl_1t * o.threads * lanes / 16.0;
-  double sec = std::max(static_cast<double>(k.min_bytes) / bw, flops / peak);
-  // Passes after the first re-read the row from L2 (~4x the stream bandwidth).
-  sec += std::max(0, k.passes() - 1) * static_cast<double>(k.rows * k.cols * 4) / (4 * bw);
-  sec += o.threads > 1 ? 3e-6 : 0;  // fork/join of the parallel region
-  if (o.row_block == 1) sec += static_cast<double>(k.rows) * 2e-8;
-  if (o.nt_store && k.min_bytes < 8 * (int64_t{1} << 20)) sec *= 1.2;  // streams help only past the caches
-  if (o.unroll == 4) sec *= 1.01;
-  // Row groups and prefetches on big rows (from memory): factors from
-  // side-by-side timings (docs/loop_ir.md, "Row groups" and "Non-temporal
-  // prefetch"), rough enough that the search measures the neighbours. A
-  // one-pass reduction (s7) ran slower grouped (G = 4: 1.56x torch's
-  // time, G = 1: 1.05x) and 8% faster with the non-temporal prefetch. Multi-pass rows
-  // went both ways grouped (s2 faster, s3 slower) and lost with the
-  // non-temporal prefetch one row at a time (s2: 0.82 -> 1.03 ms), their
-  // later passes no longer finding the row in cache.
-  if (k.min_bytes > 8 * (int64_t{1} << 20)) {
-    const bool one_pass = k.passes() == 1;
-    if (k.leads_with_reduction && o.row_group > 1 && one_pass) sec *= 1.3;
-    if (o.prefetch_pass > 0) sec *= 0.95;  // overlaps memory with the later passes
-    if (o.stream_prefetch > 0) sec *= one_pass ? 0.92 : o.row_group > 1 ? 1.0 : 1.2;
-  }
-  return sec;
-}
-
-bool row_stage_as_tile(const schedule::Schedule& s, const std::string& p) {
-  auto it = s.find(p + "tile");
-  return it == s.end() || it->second != 0;
 }
 
 namespace {
@@ -122,16 +58,26 @@ int sum_partials(const target::Target& t) {
   return t.isa.vector_bits() >= 256 ? t.isa.vector_bits() / 32 * kVectorChains : 1;
 }
 
+int64_t knob(const schedule::Schedule& s, const std::string& name, int64_t dflt) {
+  auto it = s.find(name);
+  return it == s.end() ? dflt : it->second;
+}
+
 }  // namespace
 
 tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& p) {
-  const RowKernelOptions r = row_stage_options(s, t, p);
   tile::LoopsOptions o;
-  o.threads = r.threads;
-  o.vectorize = r.vector_bits > 0;
+  o.threads = static_cast<int>(knob(s, p + "threads", std::max(1, t.cores)));
+  o.vectorize = knob(s, p + "vec_axis", 1) != 0 && t.isa.vector_bits() > 0;
   o.sum_partials = sum_partials(t);
-  o.prefetch_bytes = r.stream_prefetch;
+  o.prefetch_bytes = knob(s, p + "stream_prefetch", 0);
+  o.stream_stores = knob(s, p + "nt_store", 0) != 0;
+  o.chunk = knob(s, p + "row_block", 0);
   return o;
+}
+
+int row_stage_unroll(const schedule::Schedule& s, const std::string& p) {
+  return static_cast<int>(knob(s, p + "unroll", 1));
 }
 
 GemmShape gemm_shape_of(const loop::Contraction& c) {
@@ -259,7 +205,12 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
   // the arithmetic. A rough ranking between the knobs, not a prediction.
   const double lanes = o.vectorize ? std::max(1, t.isa.vector_bits() / 32) : 1;
   const double bytes = o.inline_maps ? c.bytes / 2 : c.bytes;
-  return bytes / bandwidth(t, o.threads) + c.flops / (2e9 * lanes * std::max(1, o.threads));
+  double sec = bytes / bandwidth(t, o.threads) + c.flops / (2e9 * lanes * std::max(1, o.threads));
+  // Streamed outputs help only past the caches; chunks of one row cost a
+  // hand-out each (the row kernel's factors, docs/loop_ir.md).
+  if (o.stream_stores && c.bytes < 8 * double(int64_t{1} << 20)) sec *= 1.2;
+  if (o.chunk == 1) sec *= 1.05;
+  return sec;
 }
 
 TileCppOptions tile_printer_options(const target::Target& t) {

@@ -3,10 +3,10 @@
 // the cost model, shared by schedule_space, why_illegal, predicted_seconds
 // and emit_cpu (codegen/cpu/emit_cpu.cpp).
 //
-/// Knobs of stage i are named "k<i>." + the choice: a Row stage has
-/// vec_axis, threads, row_block, unroll, tile, and where they apply
-/// nt_store, row_group, prefetch_pass, stream_prefetch (docs/loop_ir.md;
-/// tile 1: the stage as a tile program, docs/tile_ir.md);
+/// Knobs of stage i are named "k<i>." + the choice: a Row stage is a loops
+/// kernel of the tile IR with vec_axis, threads, row_block, unroll, and
+/// where they apply nt_store and stream_prefetch (docs/tile_ir.md, "Row
+/// stages as tile programs");
 /// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch,pack_a,pack_b}
 /// (codegen/cpu/gemm.h), an Epilogue stage those and gemm.epilogue
 /// (codegen/cpu/gemm_epilogue.h); a Copy stage is a layout copy of the tile IR
@@ -20,7 +20,6 @@
 
 #include "codegen/c_like/tile_cpp.h"
 #include "codegen/cpu/gemm.h"
-#include "codegen/cpu/row_kernel_cpp.h"
 #include "loop/partition.h"
 #include "schedule/schedule.h"
 #include "target/target.h"
@@ -34,18 +33,15 @@ std::string stage_prefix(int i);
 
 std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const target::Target& t,
                                             const std::string& prefix);
-/// Missing knobs take their defaults.
-RowKernelOptions row_stage_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix);
-double row_stage_seconds(const loop::RowKernel& k, const RowKernelOptions& o, const target::Target& t);
-/// Whether a Row stage is the tile IR's loops kernel (its knob `tile` 1 or
-/// missing) rather than the row kernel (`tile` 0).
-bool row_stage_as_tile(const schedule::Schedule& s, const std::string& prefix);
-/// The loops pipeline's options for a Row stage lowered as a tile program:
-/// the row knobs' threads, vec_axis (vectorize) and stream_prefetch
-/// (prefetch_rows); its printer takes `unroll` (emit_loops_cpp). The other
-/// row knobs do not apply to it.
+/// The loops pipeline's options for a Row stage (missing knobs take their
+/// defaults): threads, vec_axis (vectorize), stream_prefetch
+/// (prefetch_rows), nt_store (stream_stores) and row_block
+/// (parallel_chunks).
 tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const target::Target& t,
                                            const std::string& prefix);
+/// Its printer's vectors per step of a vector loop without a reduction
+/// (knob unroll; TileCppOptions::unroll).
+int row_stage_unroll(const schedule::Schedule& s, const std::string& prefix);
 
 /// The GEMM a Contraction stage is (C is the einsum's dense buffer).
 GemmShape gemm_shape_of(const loop::Contraction& c);

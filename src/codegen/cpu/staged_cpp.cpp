@@ -11,7 +11,6 @@
 #include "codegen/cpu/attention.h"
 #include "codegen/cpu/gemm.h"
 #include "codegen/cpu/gemm_epilogue.h"
-#include "codegen/cpu/row_kernel_cpp.h"
 #include "codegen/cpu/stage_knobs.h"
 #include "ir/printer.h"
 
@@ -152,11 +151,7 @@ class StagedEmitter {
         return as_stage_namespace(fn, "", ns, &includes_);
       }
       case loop::StageKind::Row: {
-        if (row_stage_as_tile(s_, prefix)) {
-          KernelSource ks = emit_loops_cpp(st.sub, row_stage_loops_options(s_, t_, prefix), t_, row_stage_options(s_, t_, prefix).unroll);
-          return as_stage_namespace(ks.source, ks.entry, ns, &includes_);
-        }
-        KernelSource ks = emit_row_kernel_cpp(st.sub, st.row, row_stage_options(s_, t_, prefix));
+        KernelSource ks = emit_loops_cpp(st.sub, row_stage_loops_options(s_, t_, prefix), t_, row_stage_unroll(s_, prefix));
         return as_stage_namespace(ks.source, ks.entry, ns, &includes_);
       }
       default: {

@@ -9,6 +9,8 @@ namespace {
 class Prefetcher {
  public:
   Prefetcher(const Kernel& k, int64_t ahead) : k_(k), ahead_(ahead) {}
+  // The variable of the top-level loop being rewritten (the rows).
+  std::string row;
 
   // The first vector loop in `s` reading an Input at unit stride, with its
   // prefetches; `done` once one is found.
@@ -31,7 +33,9 @@ class Prefetcher {
         if (!v->defined()) continue;
         v->visit_loads([&](const Value& l) {
           const Buffer& b = k_.buffers[l.buffer()];
-          if (b.scope != Scope::Input || seen.count(l.buffer()) || !unit_stride(b, l.idx(), s->var)) return;
+          if (b.scope != Scope::Input || seen.count(l.buffer()) || !unit_stride(b, l.idx(), s->var) ||
+              !flat_index(b.shape, l.idx()).uses(row))
+            return;
           seen.insert(l.buffer());
           fetches.push_back(Stmt::prefetch(l.buffer(), l.idx(), ahead_));
         });
@@ -66,6 +70,7 @@ Kernel prefetch_rows(const Kernel& k, int64_t ahead) {
   auto top = [&](const Stmt& s) {
     if (s.kind() != StmtKind::For) return s;
     bool done = false;
+    p.row = s->var;
     Stmt body = p.first_memory_loop(s->body.at(0), &done);
     return s.with([&](StmtNode& n) { n.body = {body}; });
   };

@@ -4,9 +4,10 @@
 //
 /// In the body of each top-level loop (the loop over rows), the first
 /// Vectorized loop, in program order, that Loads an Input buffer at unit
-/// stride along its variable gets, for each such Input (its first Load),
-/// a Prefetch of the line `ahead` bytes past the loaded element, with the
-/// non-temporal hint: the pass reading the row from memory fetches what
+/// stride along its variable, at an element that also moves with the
+/// top-level loop (a row input: a per-column scale stays in cache), gets,
+/// for each such Input (its first Load), a Prefetch of the line `ahead`
+/// bytes past the loaded element, with the non-temporal hint: the pass reading the row from memory fetches what
 /// the next rows need while the later passes of this row compute from
 /// cache. A hint only: values do not change. The address may lie past the
 /// buffer's end (a prefetch never faults; a clamp cost s7 7% in the row
