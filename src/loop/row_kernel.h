@@ -1,6 +1,6 @@
-// The loop-level IR for memory-bound kernels: a row kernel.
+// The loop-level plan of memory-bound stages: the row form.
 //
-/// A row kernel is one loop nest `for r in rows (parallel): passes over
+/// A graph in the row form is one loop nest `for r in rows (parallel): passes over
 /// c in [0, cols) (vectorised)` that computes a whole graph of elementwise
 /// maps, broadcasts, keepdims reshapes and reductions over the last axis, so
 /// that softmax, layernorm, rmsnorm or add+layernorm read each input row
@@ -64,7 +64,7 @@ struct RowKernel {
 
 RowKernel plan_row_kernel(const ir::Graph& g);
 
-/// Vector instructions one element of `op` costs in a row kernel: 1 for
+/// Vector instructions one element of `op` costs in a vector loop: 1 for
 /// + - * and compares; a division's throughput; the instruction count of
 /// the vector routine (codegen/cpu/vector_math.h) for exp, log, tanh, sqrt;
 /// a lane-by-lane libm call for the rest of the transcendentals.

@@ -179,7 +179,7 @@ constexpr const char* kTupleTraits = R"AXON(
 // dependency chains filled the scheduler (docs/loop_ir.md, "Interleaved
 // vectors"). Each lane gets the instructions B gives it, so the bits are B's.
 template <class V, int N> struct axon_t { V v[N]; };
-// stmt for each vector i of a tuple of N (also the row kernels' tuple helpers').
+// stmt for each vector i of a tuple of N (also the tile printer's tuple helpers').
 #define AXON_T_EACH(stmt) _Pragma("GCC unroll 16") for (int i = 0; i < N; ++i) stmt;
 #define AXON_T_MAP(R, expr) \
   R r_;                     \
