@@ -1,5 +1,6 @@
 #include "backend/backend.h"
 
+#include "backend/cpu_stages.h"
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/cpu/emit_cpu.h"
 #include "codegen/cpu/kernel_info.h"
@@ -25,15 +26,15 @@ class CpuBackend : public Backend {
   }
 
   codegen::KernelSource emit(const ir::Graph& g, const schedule::Schedule& s) const override {
-    return codegen::emit_cpu(g, s, t_);
+    return emit_cpu(g, s, t_);
   }
   codegen::KernelSource emit_naive(const ir::Graph& g) const override { return codegen::emit_naive_cpp(g); }
   std::vector<std::pair<std::string, std::string>> programs(const ir::Graph& g,
                                                             const schedule::Schedule& s) const override {
-    return codegen::stage_programs(g, s, t_);
+    return stage_programs(g, s, t_);
   }
   codegen::KernelInfo kernel_info(const ir::Graph& g, const schedule::Schedule& s) const override {
-    return codegen::cpu_kernel_info(g, s, t_);
+    return codegen::cpu_kernel_info(g, lower_stages(g, s, t_));
   }
   std::vector<std::string> compile_flags(bool shared) const override { return codegen::cpu_compile_flags(t_, shared); }
 

@@ -31,7 +31,7 @@
 // A schedule proposal is a point of "space" (knobs it leaves out take the
 // best's value, or the knob's default when the best has no schedule); it
 // is checked with schedule::why_illegal (illegal: rejected, never
-// compiled), then emitted with codegen::emit_cpu. Every proposal, source or
+// compiled), then emitted with the backend's emit. Every proposal, source or
 // schedule, is judged by gate::verify_kernel with a fresh seed; only an
 // accepted one is compared, by the gate's time_ms, with the best timed
 // through the same gate path (once, when the first proposal is accepted).

@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "backend/cpu_stages.h"
 #include "codegen/cpu/attention.h"
 #include "codegen/cpu/kernel_info.h"
 #include "cpu_test_support.h"
@@ -75,7 +76,7 @@ double check(const ir::Graph& g, const schedule::Schedule& s, const target::Targ
              const std::string& what) {
   EXPECT_TRUE(test::kGompPinned);
   EXPECT_EQ(schedule::why_illegal(g, s, t), "") << what;
-  codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+  codegen::KernelSource k = backend::emit_cpu(g, s, t);
   runtime::CompileOptions co;
   co.flags = codegen::cpu_compile_flags(t, true);
   runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
@@ -167,7 +168,7 @@ TEST(attention_decode, NoScoreMatrixIsStored) {
           if (schedule::why_illegal(g, s, t).empty()) schedules.push_back(s);
         }
     for (const schedule::Schedule& s : schedules) {
-      const codegen::KernelInfo info = codegen::cpu_kernel_info(g, s, t);
+      const codegen::KernelInfo info = codegen::cpu_kernel_info(g, backend::lower_stages(g, s, t));
       const std::string what = std::string(w) + " " + schedule::to_json(s).dump();
       for (const codegen::Temporary& tmp : info.between_stages)
         EXPECT_LT(tmp.elements, scores) << what << ": " << tmp.name << " between stages";

@@ -12,6 +12,7 @@
 #include <functional>
 #include <random>
 
+#include "backend/cpu_stages.h"
 #include "codegen/c_like/naive_cpp.h"
 #include "codegen/c_like/tile_cpp.h"
 #include "codegen/cpu/stage_knobs.h"
@@ -78,7 +79,7 @@ TEST(cpu_codegen, unfusableWorkloadsGetTheLoopsKernel) {
     schedule::Space sp = schedule::schedule_space(g, host());
     ASSERT_NE(sp.find("k0.loops.threads"), nullptr) << w;
     ASSERT_NE(sp.find("k0.loops.inline"), nullptr) << w;
-    EXPECT_NE(codegen::emit_cpu(g, schedule::default_schedule(sp), host()).source, codegen::emit_naive_cpp(g).source) << w;
+    EXPECT_NE(backend::emit_cpu(g, schedule::default_schedule(sp), host()).source, codegen::emit_naive_cpp(g).source) << w;
     for (int64_t threads : sp.find("k0.loops.threads")->values)
       for (int64_t inl : {0, 1})
         for (int64_t vec : {0, 1}) {
@@ -160,7 +161,7 @@ TEST(cpu_codegen, tileRowSumsAreBlockedAndCorrect) {
         };
         walk(k.body, false);
         EXPECT_GT(sums, 0) << what;
-        const std::string text = codegen::emit_cpu(g, s, t).source;
+        const std::string text = backend::emit_cpu(g, s, t).source;
         EXPECT_NE(text.find("accumulator chains"), std::string::npos) << what;
         expect_correct(g, s, t, what);
       }
@@ -187,7 +188,7 @@ TEST(cpu_codegen, rowMaxAndMinPropagateNaNFromEveryPosition) {
     schedule::Schedule s = schedule::default_schedule(sp);
     s["k0.threads"] = threads;
     if (s.count("k0.stream_prefetch")) s["k0.stream_prefetch"] = ahead;
-    codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+    codegen::KernelSource k = backend::emit_cpu(g, s, t);
     runtime::CompileOptions co;
     co.flags = codegen::cpu_compile_flags(t, true);
     runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
@@ -222,7 +223,7 @@ TEST(cpu_codegen, tileVectorMaxOfAParameterNamedX) {
                       "    return np.max(x, axis=-1), np.min(x * 2.0, axis=-1)\n");
   for (const auto& t : targets()) {
     schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
-    const std::string src = codegen::emit_cpu(g, s, t).source;
+    const std::string src = backend::emit_cpu(g, s, t).source;
     EXPECT_NE(src.find("AXON_TV_MAX(axon_x"), std::string::npos);
     EXPECT_NE(src.find("AXON_TV_MIN(axon_x"), std::string::npos);
     expect_correct(g, s, t, "max and min of x, " + std::to_string(t.isa.vector_bits()) + "-bit");
@@ -245,7 +246,7 @@ TEST(cpu_codegen, randomSchedulesOfAWorkload) {
 TEST(cpu_codegen, avx2TargetGetsNoAvx512) {
   target::Target t = target::restrict_to_avx2(host());
   ir::Graph g = load_workload("s2_softmax");
-  std::string src = codegen::emit_cpu(g, schedule::default_schedule(schedule::schedule_space(g, t)), t).source;
+  std::string src = backend::emit_cpu(g, schedule::default_schedule(schedule::schedule_space(g, t)), t).source;
   EXPECT_EQ(src.find("_mm512"), std::string::npos);
   EXPECT_EQ(src.find("__m512"), std::string::npos);
   std::vector<std::string> f = codegen::cpu_compile_flags(t, false);
@@ -266,7 +267,7 @@ TEST(cpu_codegen, streamedRowsAreFencedOncePerThreadAfterTheLoop) {
     for (int block : {0, 8}) {
       s["k0.nt_store"] = 1, s["k0.threads"] = threads, s["k0.row_block"] = block;
       ASSERT_EQ(schedule::why_illegal(g, s, host()), "");
-      std::string src = codegen::emit_cpu(g, s, host()).source;
+      std::string src = backend::emit_cpu(g, s, host()).source;
       std::string what = std::to_string(threads) + " threads, row block " + std::to_string(block);
       size_t fence = src.find("_mm_sfence();");
       ASSERT_NE(fence, std::string::npos) << what;
@@ -298,7 +299,7 @@ TEST(cpu_codegen, tileExpOfAScaledValueIsExp2WithTheScaleFolded) {
     for (int64_t unroll : {1, 2}) {
       schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
       s["k0.unroll"] = unroll;
-      const std::string src = codegen::emit_cpu(g, s, t).source;
+      const std::string src = backend::emit_cpu(g, s, t).source;
       const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
       const std::string body = src.substr(src.find("extern \"C\" void f("));
       size_t folded = 0, scales = 0;
@@ -340,7 +341,7 @@ TEST(cpu_codegen, nonTemporalPrefetchOfRowInputsOnly) {
           s["k0.vec_axis"] = vec, s["k0.stream_prefetch"] = ahead;
           const std::string what = std::string(cs.body) + " at " + std::to_string(t.isa.vector_bits()) + " " +
                                    schedule::to_json(s).dump();
-          const std::string text = codegen::emit_cpu(g, s, t).source;
+          const std::string text = backend::emit_cpu(g, s, t).source;
           const bool expected = vec == 1 && ahead > 0;
           const std::string fetch = "__builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(&";
           EXPECT_EQ(text.find(fetch) != std::string::npos, expected) << what << text;
@@ -373,7 +374,7 @@ TEST(cpu_codegen, tupleStepsGiveTheBitsOfOneVectorAtATime) {
       s["k0.threads"] = 1;
       const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
       ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
-      codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+      codegen::KernelSource k = backend::emit_cpu(g, s, t);
       EXPECT_NE(k.source.find("axon_vexp("), std::string::npos) << what;
       EXPECT_EQ(k.source.find("axon_tt_load<") != std::string::npos, unroll > 1) << what;
       runtime::CompileOptions co;
@@ -428,7 +429,7 @@ TEST(cpu_codegen, kernelsRoundEachOperationAsTheSpecWritesIt) {
       schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
       s["k0.unroll"] = unroll;
       const std::string what = std::to_string(t.isa.vector_bits()) + "-bit, unroll " + std::to_string(unroll);
-      codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+      codegen::KernelSource k = backend::emit_cpu(g, s, t);
       runtime::CompileOptions co;
       co.flags = codegen::cpu_compile_flags(t, true);
       runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
@@ -462,7 +463,7 @@ TEST(cpu_codegen, avx512KernelsCompileOnEveryHost) {
     s["k0.unroll"] = unroll;
     s["k0.nt_store"] = unroll == 2;
     const std::string what = "AVX-512 tile program, unroll " + std::to_string(unroll);
-    codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+    codegen::KernelSource k = backend::emit_cpu(g, s, t);
     EXPECT_NE(k.source.find("_mm512_"), std::string::npos) << what;
     EXPECT_EQ(k.source.find("axon_tt_load<") != std::string::npos, unroll > 1) << what;
     runtime::CompileOptions co;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu_stages.h"
 #include "codegen/cpu/emit_cpu.h"
 #include "frontend/spec.h"
 #include "runtime/compile_shared.h"
@@ -58,7 +59,7 @@ inline void expect_correct(const ir::Graph& g, const schedule::Schedule& s, cons
                            const std::string& what, uint64_t seed) {
   ASSERT_TRUE(kGompPinned);
   ASSERT_EQ(schedule::why_illegal(g, s, t), "") << what;
-  codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+  codegen::KernelSource k = backend::emit_cpu(g, s, t);
   if (std::getenv("AXON_CPU_TEST_DUMP")) std::fprintf(stderr, "%s\n", k.source.c_str());
   runtime::CompileOptions co;
   co.flags = codegen::cpu_compile_flags(t, true);

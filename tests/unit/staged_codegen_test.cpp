@@ -1,7 +1,7 @@
-// Partitioned kernels (loop/partition.h, codegen/cpu/staged_cpp.h): which
+// Partitioned kernels (loop/partition.h, backend/cpu_stages.h): which
 // stages each workload gets, and that the staged kernels — matrix products
 // through the GEMM generator with transposes and reshapes folded into
-// strides, fused row kernels between them — compute what the interpreter
+// strides, fused row stages between them — compute what the interpreter
 // computes under the error budget, on the host and restricted to AVX2, for
 // default and random legal schedules, and on small graphs with odd sizes.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
+#include "backend/cpu_stages.h"
 #include "codegen/cpu/emit_cpu.h"
-#include "codegen/cpu/staged_cpp.h"
 #include "cpu_test_support.h"
 #include "loop/partition.h"
 
@@ -287,7 +287,7 @@ TEST(staged_codegen, layoutCopiesInEveryBlockOrderAndStoreKind) {
             }
             if (band > 1 && nt == 0) continue;  // the same loops as with streaming stores
             ASSERT_EQ(why, "") << src << schedule::to_json(s).dump();
-            const std::string text = codegen::emit_cpu(g, s, t).source;
+            const std::string text = backend::emit_cpu(g, s, t).source;
             EXPECT_EQ(text.find("_stream_ps") != std::string::npos, nt == 1) << text;
             expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
           }
@@ -309,7 +309,7 @@ TEST(staged_codegen, layoutCopiesAtEveryAlignment) {
           s["k0.copy.width"] = width, s["k0.copy.order"] = order, s["k0.copy.nt_store"] = nt;
           s["k0.copy.tile"] = 32;
           ASSERT_EQ(schedule::why_illegal(g, s, t), "");
-          codegen::KernelSource k = codegen::emit_cpu(g, s, t);
+          codegen::KernelSource k = backend::emit_cpu(g, s, t);
           runtime::CompileOptions co;
           co.flags = codegen::cpu_compile_flags(t, true);
           runtime::LoadedKernel kernel(runtime::compile_shared(k, co), k.entry);
@@ -366,18 +366,6 @@ TEST(staged_codegen, gemmKnobsAreCheckedPerStage) {
   s = schedule::default_schedule(sp);
   s["k0.gemm.threads"] = 1000;
   EXPECT_NE(schedule::why_illegal(g, s, host()), "");
-}
-
-TEST(staged_codegen, stageNamespacesKeepHelpersApart) {
-  std::set<std::string> inc;
-  std::string src = "#include \"kernel.h\"\n#include <cmath>\n#ifndef AXON_VM_SCALAR\n#define AXON_VM_SCALAR\n"
-                    "#define AXON_CMP(a) \\\n  a\n#endif\nextern \"C\" void f(const float* x) {}\n";
-  std::string out = codegen::as_stage_namespace(src, "f", "axon_s2", &inc);
-  EXPECT_EQ(inc, std::set<std::string>{"#include <cmath>"});
-  EXPECT_NE(out.find("#ifndef AXON_VM_SCALAR_axon_s2\n#define AXON_VM_SCALAR_axon_s2\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("#define AXON_CMP(a) \\\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("void run(const float* x)"), std::string::npos) << out;
-  EXPECT_EQ(out.find("extern"), std::string::npos) << out;
 }
 
 }  // namespace

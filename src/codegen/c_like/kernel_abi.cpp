@@ -162,6 +162,7 @@ KernelAbi make_kernel_abi(const std::string& entry, const std::vector<ParamInfo>
   h += "#ifdef __cplusplus\n}  // extern \"C\"\n#endif\n\n";
   h += "#endif  // " + guard + "\n";
   abi.header = h;
+  abi.parameters = defn;
   abi.definition = "extern \"C\" void " + abi.entry + "(" + defn + ")";
   return abi;
 }

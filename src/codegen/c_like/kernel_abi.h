@@ -26,6 +26,8 @@ struct KernelAbi {
   /// The definition's first line without the brace, with __restrict pointers:
   /// `extern "C" void f(const float* __restrict X, float* __restrict out0)`.
   std::string definition;
+  /// What is between the definition's parentheses.
+  std::string parameters;
 };
 
 KernelAbi make_kernel_abi(const ir::Graph& g);

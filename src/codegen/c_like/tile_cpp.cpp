@@ -251,33 +251,59 @@ class CppPrinter {
     if (fence_at_end_) line(1, "_mm_sfence();  // the streamed lines are visible before return");
   }
 
-  // #include lines and helpers the body needs (after print_body).
-  std::string preamble() const {
+  // What the body needs at file scope (after print_body): the helpers
+  // several kernels of one translation unit share.
+  struct Needs {
+    bool immintrin = false, half = false;
+    std::map<int, bool> transposes;  // width: with streaming stores?
+    int vector_bits = 0;             // > 0: the vector form's helpers
+    void merge(const Needs& o) {
+      immintrin |= o.immintrin, half |= o.half;
+      for (const auto& [w, st] : o.transposes) transposes[w] |= st;
+      vector_bits = std::max(vector_bits, o.vector_bits);
+    }
+  };
+  Needs needs() const {
+    Needs n;
+    n.immintrin = !micro_kernels_.empty() || vector_loops_ > 0 || !transposes_.empty() || fence_at_end_ || streams(k_.body);
+    n.half = std::any_of(k_.buffers.begin(), k_.buffers.end(),
+                         [](const Buffer& b) { return b.dtype == DType::F16 || b.dtype == DType::BF16; });
+    n.transposes = transposes_;
+    n.vector_bits = vector_loops_ > 0 ? o_.vector_bits : 0;
+    return n;
+  }
+  // #include lines and helpers for `n`.
+  static std::string helpers(const Needs& n) {
     std::string s = "#include <math.h>\n\n#include <cmath>\n#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <memory>\n";
-    if (!micro_kernels_.empty() || vector_loops_ > 0 || !transposes_.empty() || fence_at_end_ || streams(k_.body))
-      s += "#include <immintrin.h>\n";
+    if (n.immintrin) s += "#include <immintrin.h>\n";
     s += "\n";
-    bool half = std::any_of(k_.buffers.begin(), k_.buffers.end(),
-                            [](const Buffer& b) { return b.dtype == DType::F16 || b.dtype == DType::BF16; });
-    if (half) s += std::string(float16_helpers_source()) + "\n";
-    for (const auto& [w, streaming] : transposes_) s += register_transpose_source(w, streaming) + "\n";
-    if (vector_loops_ > 0) {
-      s += vector_math_source(o_.vector_bits);
-      s += std::string("#define AXON_TV_NATIVE ") + (o_.vector_bits == 512 ? "__m512" : "__m256") + "\n";
+    if (n.half) s += std::string(float16_helpers_source()) + "\n";
+    for (const auto& [w, streaming] : n.transposes) s += register_transpose_source(w, streaming) + "\n";
+    if (n.vector_bits > 0) {
+      const bool wide = n.vector_bits == 512;
+      s += vector_math_source(n.vector_bits);
+      s += std::string("#define AXON_TV_NATIVE ") + (wide ? "__m512" : "__m256") + "\n";
       // The hardware max and min: x > acc ? x : acc (x < acc ? x : acc), the
       // accumulator kept when x is NaN (vector_loop tracks NaN lanes apart).
-      s += std::string("#define AXON_TV_MAX ") + (o_.vector_bits == 512 ? "_mm512_max_ps" : "_mm256_max_ps") + "\n";
-      s += std::string("#define AXON_TV_MIN ") + (o_.vector_bits == 512 ? "_mm512_min_ps" : "_mm256_min_ps") + "\n";
+      s += std::string("#define AXON_TV_MAX ") + (wide ? "_mm512_max_ps" : "_mm256_max_ps") + "\n";
+      s += std::string("#define AXON_TV_MIN ") + (wide ? "_mm512_min_ps" : "_mm256_min_ps") + "\n";
       // The max and min of a vector's lanes (none NaN) by a tree of the
       // hardware max and min, and whether a mask has a lane set.
-      s += o_.vector_bits == 512 ? kHorizontal512 : kHorizontal256;
-      s += std::string("#define AXON_TV_STREAM ") + (o_.vector_bits == 512 ? "_mm512_stream_ps" : "_mm256_stream_ps") + "\n";
+      s += wide ? kHorizontal512 : kHorizontal256;
+      s += std::string("#define AXON_TV_STREAM ") + (wide ? "_mm512_stream_ps" : "_mm256_stream_ps") + "\n";
       s += kVectorHelpers;
       s += "\n";
     }
+    return s;
+  }
+  // The micro-kernels the body's Matmuls call (after print_body).
+  std::string micro_kernels() const {
+    std::string s;
     for (const auto& [key, text] : micro_kernels_) s += text + "\n";
     return s;
   }
+  // #include lines and helpers the body needs (after print_body).
+  std::string preamble() const { return helpers(needs()) + micro_kernels(); }
 
   std::string body() const { return out_.str(); }
 
@@ -1073,13 +1099,9 @@ KernelSource compose(const Kernel& k, const KernelAbi& abi, const std::string& w
   return ks;
 }
 
-}  // namespace
-
-KernelSource print_tile_cpp(const Kernel& k, const ir::Graph& g, const std::string& what, const TileCppOptions& o) {
-  return compose(k, make_kernel_abi(g), what, o);
-}
-
-KernelSource print_tile_cpp(const Kernel& k, const std::string& what, const TileCppOptions& o) {
+// The ABI of a kernel that is no graph's: made from its Input and Output
+// buffers (names, dtypes, shapes), its name the entry.
+KernelAbi buffers_abi(const Kernel& k) {
   std::vector<ir::ParamInfo> params(static_cast<size_t>(std::count_if(k.buffers.begin(), k.buffers.end(), [](const Buffer& b) {
     return b.scope == Scope::Input;
   })));
@@ -1090,8 +1112,66 @@ KernelSource print_tile_cpp(const Kernel& k, const std::string& what, const Tile
     if (b.scope == Scope::Input) params.at(static_cast<size_t>(b.param)) = {b.name, ir::Type{b.dtype, b.shape}};
     if (b.scope == Scope::Output) outputs.at(static_cast<size_t>(b.output)) = ir::Type{b.dtype, b.shape};
   }
-  return compose(k, make_kernel_abi(k.name, params, outputs), what, o);
+  return make_kernel_abi(k.name.empty() ? "run" : k.name, params, outputs);
 }
+
+
+}  // namespace
+
+KernelSource print_tile_cpp(const Kernel& k, const ir::Graph& g, const std::string& what, const TileCppOptions& o) {
+  return compose(k, make_kernel_abi(g), what, o);
+}
+
+KernelSource print_tile_cpp(const Kernel& k, const std::string& what, const TileCppOptions& o) {
+  return compose(k, buffers_abi(k), what, o);
+}
+
+KernelSource print_tile_unit(const KernelAbi& abi, const std::vector<UnitKernel>& kernels,
+                             const std::vector<UnitBuffer>& temps, const std::vector<UnitCopy>& copies,
+                             const std::string& what) {
+  CppPrinter::Needs needs;
+  std::string defs;
+  std::ostringstream calls;
+  for (const UnitKernel& u : kernels) {
+    const KernelAbi own = buffers_abi(u.program);
+    AXON_CHECK(u.args.size() == own.param_names.size() + own.output_names.size())
+        << u.title << ": " << u.args.size() << " arguments for " << own.param_names.size() << " inputs and "
+        << own.output_names.size() << " outputs";
+    CppPrinter p(u.program, &own, u.options);
+    p.print_body();
+    needs.merge(p.needs());
+    defs += "\n// ---- " + comment_text(u.title) + " ----\nnamespace " + u.ns + " {\n" + p.micro_kernels() +
+            "static void run(" + own.parameters + ") {\n" + p.body() + "}\n}  // namespace " + u.ns + "\n";
+    calls << "  // " << comment_text(u.title) << "\n  " << u.ns << "::run(";
+    for (size_t i = 0; i < u.args.size(); ++i) calls << (i ? ", " : "") << u.args[i];
+    calls << ");\n";
+  }
+  std::ostringstream body;
+  for (const std::string& n : abi.param_names) body << "  (void)" << n << ";\n";
+  for (const UnitBuffer& t : temps) {
+    const std::string ct = ir::dtype_c_type(t.dtype);
+    body << "  " << ct << "* " << t.name << " = static_cast<" << ct << "*>(axon_alloc("
+         << t.elements * ir::dtype_bytes(t.dtype) << "));\n";
+  }
+  body << calls.str();
+  for (const UnitCopy& c : copies) body << "  std::memcpy(" << c.dst << ", " << c.src << ", " << c.bytes << ");\n";
+  for (const UnitBuffer& t : temps) body << "  std::free(" << t.name << ");\n";
+  KernelSource ks;
+  ks.entry = abi.entry;
+  ks.header = abi.header;
+  std::string src = "// kernel.cpp: " + abi.entry + ", " + what + " generated by axon: " + std::to_string(kernels.size()) +
+                    " kernel(s) of the tile IR, each in its own namespace, called in order by the entry at the end.\n";
+  src += "#include \"kernel.h\"\n\n";
+  src += CppPrinter::helpers(needs);
+  src += "namespace {\n// A 64-byte aligned buffer for a value between kernels.\n"
+         "void* axon_alloc(std::size_t bytes) {\n"
+         "  return std::aligned_alloc(64, (bytes + 63) / 64 * 64);\n}\n}  // namespace\n";
+  src += defs;
+  src += "\n" + abi.definition + " {\n" + body.str() + "}\n";
+  ks.source = std::move(src);
+  return ks;
+}
+
 std::string print_tile_function(const Kernel& k, const std::string& fn, const TileCppOptions& o) {
   CppPrinter p(k, nullptr, o, fn + "_");
   p.print_body();

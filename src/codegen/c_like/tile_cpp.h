@@ -21,8 +21,11 @@
 /// buffers, which only a GPU printer takes.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "codegen/c_like/kernel_abi.h"
 #include "codegen/kernel_source.h"
 #include "ir/graph.h"
 #include "tile/kernel.h"
@@ -56,10 +59,46 @@ KernelSource print_tile_cpp(const tile::Kernel& k, const ir::Graph& g, const std
 /// shapes) and its name is the entry.
 KernelSource print_tile_cpp(const tile::Kernel& k, const std::string& what, const TileCppOptions& o = {});
 
-/// `k` as `static void <fn>(const T* <in>..., T* <out>...)`, parameters named
-/// after k's Input buffers (in param order) then its Outputs (in output
-/// order), preceded by the #include lines and helpers it needs: a piece of a
-/// larger translation unit (a stage of a staged kernel).
+/// `k` as `static void <fn>(const T* <in>..., T* <out>...)`, parameters
+/// named after k's Input buffers (in param order) then its Outputs (in
+/// output order), preceded by the #include lines and helpers it needs.
 std::string print_tile_function(const tile::Kernel& k, const std::string& fn, const TileCppOptions& o = {});
+
+/// One kernel of a translation unit of several (print_tile_unit): printed as
+/// `void run(...)` in `namespace <ns>`, with the micro-kernels its Matmuls
+/// call; its parameters are its Input buffers (param order), then its
+/// Outputs (output order), named as kernel_abi.h names a kernel's.
+struct UnitKernel {
+  tile::Kernel program;
+  std::string ns;
+  std::string title;  // the comment line above it and above its call
+  TileCppOptions options;
+  /// What the entry passes: one name per Input buffer, then one per Output.
+  std::vector<std::string> args;
+};
+/// A buffer the entry allocates before the first call and frees after the
+/// last (64-byte aligned): a value passed between kernels.
+struct UnitBuffer {
+  std::string name;
+  ir::DType dtype = ir::DType::F32;
+  int64_t elements = 0;
+};
+/// After the calls: `bytes` bytes of `src` copied to `dst` (an output that
+/// no kernel wrote in place).
+struct UnitCopy {
+  std::string dst, src;
+  int64_t bytes = 0;
+};
+
+/// One kernel.cpp holding `kernels`, each in its own namespace, and the
+/// entry with `abi`'s definition: it allocates `temps`, calls each kernel's
+/// run in order with its args, makes the copies and frees the temps. The
+/// helpers every kernel shares (vector math, vector helpers, f16
+/// conversions, register transposes) are printed once, at file scope.
+/// Requires: every args name is one of abi's parameters or outputs or a
+/// temp; kernels' Inputs and Outputs match their args in number and dtype.
+KernelSource print_tile_unit(const KernelAbi& abi, const std::vector<UnitKernel>& kernels,
+                             const std::vector<UnitBuffer>& temps, const std::vector<UnitCopy>& copies,
+                             const std::string& what);
 
 }  // namespace axon::codegen

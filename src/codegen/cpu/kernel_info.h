@@ -1,15 +1,16 @@
-// kernel_info: the KernelInfo (codegen/kernel_info.h) of emit_cpu(g, s, t),
-// read from the partition and from the tile programs emit_cpu prints.
-//
-/// Requires: schedule::why_illegal(g, s, t) == "".
+// kernel_info: the KernelInfo (codegen/kernel_info.h) of a kernel printed
+// from stage programs (codegen/cpu/emit_cpu.h): per stage its kind, the
+// temporaries its program allocates and the identities it relies on, and
+// the values stored between stages.
 #pragma once
 
+#include <vector>
+
+#include "codegen/cpu/emit_cpu.h"
 #include "codegen/kernel_info.h"
-#include "schedule/schedule.h"
-#include "target/target.h"
 
 namespace axon::codegen {
 
-KernelInfo cpu_kernel_info(const ir::Graph& g, const schedule::Schedule& s, const target::Target& t);
+KernelInfo cpu_kernel_info(const ir::Graph& g, const std::vector<StageProgram>& stages);
 
 }  // namespace axon::codegen

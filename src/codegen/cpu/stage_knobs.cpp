@@ -207,7 +207,7 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
   const double bytes = o.inline_maps ? c.bytes / 2 : c.bytes;
   double sec = bytes / bandwidth(t, o.threads) + c.flops / (2e9 * lanes * std::max(1, o.threads));
   // Streamed outputs help only past the caches; chunks of one row cost a
-  // hand-out each (the row kernel's factors, docs/loop_ir.md).
+  // hand-out each (factors first measured with the row kernel emitter).
   if (o.stream_stores && c.bytes < 8 * double(int64_t{1} << 20)) sec *= 1.2;
   if (o.chunk == 1) sec *= 1.05;
   return sec;
@@ -217,16 +217,6 @@ TileCppOptions tile_printer_options(const target::Target& t) {
   TileCppOptions p;
   p.vector_bits = t.isa.vector_bits() >= 256 ? t.isa.vector_bits() : 0;
   return p;
-}
-
-KernelSource emit_copy_cpp(const CopyShape& c, const CopySchedule& s, const target::Target& t, const std::string& entry) {
-  return print_tile_cpp(tile::lower_copy(c, s, entry), "a layout copy", tile_printer_options(t));
-}
-
-KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t, int unroll) {
-  TileCppOptions p = tile_printer_options(t);
-  p.unroll = unroll;
-  return print_tile_cpp(tile::lower_with(g, tile::loops_pipeline(o), g.entry), g, "a fused loop kernel", p);
 }
 
 }  // namespace axon::codegen

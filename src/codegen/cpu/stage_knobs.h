@@ -1,7 +1,7 @@
 // The schedule knobs of each stage kind and what they mean to the CPU code
 // generators: the one place that maps knob values to emitter options and to
-// the cost model, shared by schedule_space, why_illegal, predicted_seconds
-// and emit_cpu (codegen/cpu/emit_cpu.cpp).
+// the cost model, which the CPU stages (backend/cpu_stages.h) gather into
+// schedule_space, why_illegal, predicted_seconds and their tile programs.
 //
 /// Knobs of stage i are named "k<i>." + the choice: a Row stage is a loops
 /// kernel of the tile IR with vec_axis, threads, row_block, unroll, and
@@ -58,18 +58,12 @@ CopySchedule copy_schedule_from(const schedule::Schedule& s, const std::string& 
 /// only for vector order 0 and with 16 x band rows within the tile.
 std::string copy_why_illegal(const CopyShape& c, const CopySchedule& s, const target::Target& t);
 double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Target& t);
-/// The layout copy's tile program (tile/lower_copy.h) printed as a kernel
-/// named `entry`, its register blocks in the ISA of `t`.
-KernelSource emit_copy_cpp(const CopyShape& c, const CopySchedule& s, const target::Target& t, const std::string& entry);
 
 /// A graph (or stage) no specialised generator takes: the tile IR's loops
 /// pipeline (tile/pipeline.h) with knobs loops.{threads,inline,vectorize}.
 std::vector<schedule::Knob> loops_knobs(const target::Target& t, const std::string& prefix);
 tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix);
 double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const target::Target& t);
-/// The kernel of the loops pipeline for `g`, its vector loops in the ISA of
-/// `t`, `unroll` vectors per step of a vector loop without a reduction.
-KernelSource emit_loops_cpp(const ir::Graph& g, const tile::LoopsOptions& o, const target::Target& t, int unroll = 1);
 
 /// The tile printer's options for the ISA of `t` (codegen/c_like/tile_cpp.h):
 /// vectors of 256 or 512 bits, or none below 256.
