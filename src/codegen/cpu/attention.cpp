@@ -211,10 +211,4 @@ tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a,
   return k;
 }
 
-std::string emit_attention_function(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
-                                    const target::Target& t, const std::string& fn) {
-  tile::Kernel k = attention_kernel(g, a, s, fn);
-  return print_tile_function(k, fn, tile_printer_options(t));
-}
-
 }  // namespace axon::codegen

@@ -39,10 +39,4 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
 tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
                               const std::string& fn);
 
-/// `static void <fn>(const float* Q, const float* K, const float* V, <extra...>, float* O)`
-/// with the helpers it needs. `g` is the partitioned graph (the extra
-/// inputs' types). Requires attention_why_illegal(a, s) == "".
-std::string emit_attention_function(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
-                                    const target::Target& t, const std::string& fn);
-
 }  // namespace axon::codegen

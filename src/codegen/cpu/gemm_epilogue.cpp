@@ -75,10 +75,4 @@ tile::Kernel epilogue_kernel(const ir::Graph& g, const loop::EpilogueGroup& e, c
   return k;
 }
 
-std::string emit_epilogue_function(const ir::Graph& g, const loop::EpilogueGroup& e, const GemmSchedule& s,
-                                   const target::Target& t, const std::string& fn) {
-  tile::Kernel k = epilogue_kernel(g, e, s, fn);
-  return print_tile_function(k, fn, tile_printer_options(t));
-}
-
 }  // namespace axon::codegen

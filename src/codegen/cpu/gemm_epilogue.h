@@ -40,9 +40,4 @@ double epilogue_seconds(const ir::Graph& g, const loop::EpilogueGroup& e, const 
 tile::Kernel epilogue_kernel(const ir::Graph& g, const loop::EpilogueGroup& e, const GemmSchedule& s,
                              const std::string& fn);
 
-/// `static void <fn>(const float* A, const float* B, <extra...>, float* C)`
-/// with the helpers it needs. Requires epilogue_why_illegal(e, s, t) == "".
-std::string emit_epilogue_function(const ir::Graph& g, const loop::EpilogueGroup& e, const GemmSchedule& s,
-                                   const target::Target& t, const std::string& fn);
-
 }  // namespace axon::codegen
