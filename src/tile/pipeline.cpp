@@ -12,6 +12,7 @@
 #include "tile/passes/parallel_chunks.h"
 #include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
+#include "tile/passes/prefetch_next_rows.h"
 #include "tile/passes/prefetch_rows.h"
 #include "tile/passes/reciprocal_divisors.h"
 #include "tile/passes/shrink_buffers.h"
@@ -74,6 +75,11 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
       const int64_t ahead = o.prefetch_bytes;
       p.push_back({"prefetch_rows", "the first vector loop reading a row from memory prefetches ahead, non-temporal",
                    [ahead](const Kernel& k) { return prefetch_rows(k, ahead); }});
+    }
+    if (o.prefetch_pass > 0) {
+      const int pass = o.prefetch_pass;
+      p.push_back({"prefetch_next_rows", "a later vector loop of each row fetches the next row's inputs",
+                   [pass](const Kernel& k) { return prefetch_next_rows(k, pass); }});
     }
     if (o.stream_stores)
       p.push_back({"stream_stores", "outputs written lane by lane in vector loops are stored past the caches", stream_stores});

@@ -8,10 +8,11 @@
 ///    reference point every optimised kernel is measured against.
 ///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers, cascade_sums,
 ///    parallel_sums, parallelize, interchange_sums, vectorize, exp2_scaled,
-///    reciprocal_divisors, prefetch_rows, stream_stores, parallel_chunks
-///    (inline_maps, fuse_loops and shrink_buffers, vectorize with exp2_scaled
-///    and reciprocal_divisors, prefetch_rows, stream_stores and
-///    parallel_chunks as the options say; parallel_sums, parallelize and
+///    reciprocal_divisors, prefetch_rows, prefetch_next_rows, stream_stores,
+///    parallel_chunks (inline_maps, fuse_loops and shrink_buffers, vectorize
+///    with exp2_scaled and reciprocal_divisors, prefetch_rows,
+///    prefetch_next_rows, stream_stores and parallel_chunks as the options
+///    say; parallel_sums, parallelize and
 ///    parallel_chunks only with threads > 1). The
 ///    general lowering for programs no specialised tile schedule takes.
 #pragma once
@@ -46,6 +47,8 @@ struct LoopsOptions {
   int sum_partials = 1;
   /// > 0: prefetch_rows with this many bytes ahead (after vectorize).
   int64_t prefetch_bytes = 0;
+  /// > 0: prefetch_next_rows (after vectorize): that vector loop of a row fetches the next row's inputs.
+  int prefetch_pass = 0;
   /// stream_stores (after vectorize): outputs written past the caches.
   bool stream_stores = false;
   /// > 0 (with threads > 1): parallel_chunks, parallel iterations dealt out this many at a time.

@@ -90,7 +90,7 @@ class Printer {
       }
       case StmtKind::Prefetch:
         os_ << pad << "prefetch " << name(n.buffer) << idx_str(n.idx);
-        if (n.ahead > 0) os_ << " + " << n.ahead << " bytes, non-temporal";
+        if (n.ahead > 0) os_ << " + " << n.ahead << " bytes" << (n.temporal ? "" : ", non-temporal");
         os_ << "\n";
         return;
       case StmtKind::Alloc: {

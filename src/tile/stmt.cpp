@@ -115,12 +115,13 @@ Stmt Stmt::copy(View dst, View src, std::vector<int64_t> extents, bool streaming
   return Stmt(std::move(n));
 }
 
-Stmt Stmt::prefetch(int buffer, std::vector<Index> idx, int64_t ahead) {
+Stmt Stmt::prefetch(int buffer, std::vector<Index> idx, int64_t ahead, bool temporal) {
   StmtNode n;
   n.kind = StmtKind::Prefetch;
   n.buffer = buffer;
   n.idx = std::move(idx);
   n.ahead = ahead;
+  n.temporal = temporal;
   return Stmt(std::move(n));
 }
 

@@ -25,9 +25,10 @@
 ///                                  bypass caches
 ///   Prefetch(buf[idx], ahead)      a hint; no effect on values. ahead > 0:
 ///                                  the line `ahead` bytes past the element,
-///                                  non-temporal (read once), an address
-///                                  that may lie past the buffer (a
-///                                  prefetch never faults)
+///                                  non-temporal (read once) unless
+///                                  `temporal`, an address that may lie
+///                                  past the buffer (a prefetch never
+///                                  faults)
 ///   Alloc(buf) / Free(buf)         a Memory buffer's lifetime; Scratch and
 ///                                  Register buffers are Alloc'ed and live to
 ///                                  the end of the enclosing Seq
@@ -85,6 +86,7 @@ struct StmtNode {
   std::vector<int64_t> extents;
   std::string text;  // Comment
   int64_t ahead = 0;  // Prefetch: bytes past the element (0: the element itself)
+  bool temporal = false;  // Prefetch with ahead > 0: into every cache level, not read-once
 };
 
 class Stmt {
@@ -104,7 +106,7 @@ class Stmt {
   static Stmt rescale(int buffer, std::vector<Index> idx, Value alpha, Value v);
   static Stmt matmul(View c, View a, View b, Index m, Index n, Index k, Index keep = 1);
   static Stmt copy(View dst, View src, std::vector<int64_t> extents, bool streaming = false);
-  static Stmt prefetch(int buffer, std::vector<Index> idx, int64_t ahead = 0);
+  static Stmt prefetch(int buffer, std::vector<Index> idx, int64_t ahead = 0, bool temporal = false);
   static Stmt alloc(int buffer);
   static Stmt free(int buffer);
   static Stmt comment(const std::string& text);

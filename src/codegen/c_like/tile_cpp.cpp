@@ -443,12 +443,12 @@ class CppPrinter {
 
 
   // A prefetch of element idx of b, or with `ahead` of the line that many
-  // bytes past it, non-temporal (locality 0), its address an integer that
+  // bytes past it, non-temporal (locality 0) or `temporal` (3), its address an integer that
   // may pass the buffer's end.
-  std::string prefetch_text(int b, const std::vector<Index>& idx, int64_t ahead) const {
+  std::string prefetch_text(int b, const std::vector<Index>& idx, int64_t ahead, bool temporal) const {
     if (ahead <= 0) return "__builtin_prefetch(&" + element(b, idx) + ");";
     return "__builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(&" + element(b, idx) + ") + " +
-           std::to_string(ahead) + "), 0, 0);";
+           std::to_string(ahead) + "), 0, " + (temporal ? "3" : "0") + ");";
   }
 
   // ---- the explicit vector form of a Vectorized loop ----
@@ -552,7 +552,7 @@ class CppPrinter {
                   if (t == 0 || v != var) return std::nullopt;
                   return Index::var(var) + Index(static_cast<int64_t>(t) * lanes);
                 }));
-              lines.push_back(prefetch_text(x->buffer, idx, x->ahead));
+              lines.push_back(prefetch_text(x->buffer, idx, x->ahead, x->temporal));
             }
             break;
           case StmtKind::Store:
@@ -1057,7 +1057,7 @@ class CppPrinter {
         for (const std::string& v : vars) ranges_.erase(v);
         return;
       }
-      case StmtKind::Prefetch: line(depth, prefetch_text(n.buffer, n.idx, n.ahead)); return;
+      case StmtKind::Prefetch: line(depth, prefetch_text(n.buffer, n.idx, n.ahead, n.temporal)); return;
       case StmtKind::Alloc: declare(n.buffer, depth, ""); return;
       case StmtKind::Free:
         if (k_.buffers[n.buffer].scope == Scope::Memory) line(depth, names_[n.buffer] + "_buf.reset();");

@@ -48,6 +48,13 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
   if (!k.row_params.empty() && t.isa.vector_bits() > 0)
     knobs.push_back({p + "stream_prefetch", {0, 4096, 8192},
                      "bytes ahead the memory pass prefetches its row inputs, non-temporal (0: none)"});
+  if (k.passes() >= 2 && !k.row_params.empty() && t.isa.vector_bits() > 0) {
+    // Later passes compute from cache while memory idles: one of them can
+    // fetch the next row meanwhile.
+    std::vector<int64_t> v = {0};
+    for (int i = 1; i < k.passes(); ++i) v.push_back(i);
+    knobs.push_back({p + "prefetch_pass", v, "0: none; p: the p-th vector loop reading the row prefetches the next row's inputs"});
+  }
   return knobs;
 }
 
@@ -71,6 +78,7 @@ tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const ta
   o.vectorize = knob(s, p + "vec_axis", 1) != 0 && t.isa.vector_bits() > 0;
   o.sum_partials = sum_partials(t);
   o.prefetch_bytes = knob(s, p + "stream_prefetch", 0);
+  o.prefetch_pass = static_cast<int>(knob(s, p + "prefetch_pass", 0));
   o.stream_stores = knob(s, p + "nt_store", 0) != 0;
   o.chunk = knob(s, p + "row_block", 0);
   return o;
@@ -210,6 +218,7 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
   // hand-out each (factors first measured with the row kernel emitter).
   if (o.stream_stores && c.bytes < 8 * double(int64_t{1} << 20)) sec *= 1.2;
   if (o.chunk == 1) sec *= 1.05;
+  if (o.prefetch_pass > 0) sec *= 0.95;  // memory overlaps the later passes (the row kernel's factor)
   return sec;
 }
 

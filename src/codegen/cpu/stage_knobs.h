@@ -5,8 +5,8 @@
 //
 /// Knobs of stage i are named "k<i>." + the choice: a Row stage is a loops
 /// kernel of the tile IR with vec_axis, threads, row_block, unroll, and
-/// where they apply nt_store and stream_prefetch (docs/tile_ir.md, "Row
-/// stages as tile programs");
+/// where they apply nt_store, stream_prefetch and prefetch_pass
+/// (docs/tile_ir.md, "Row stages as tile programs");
 /// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch,pack_a,pack_b}
 /// (codegen/cpu/gemm.h), an Epilogue stage those and gemm.epilogue
 /// (codegen/cpu/gemm_epilogue.h); a Copy stage is a layout copy of the tile IR
@@ -35,8 +35,8 @@ std::vector<schedule::Knob> row_stage_knobs(const loop::RowKernel& k, const targ
                                             const std::string& prefix);
 /// The loops pipeline's options for a Row stage (missing knobs take their
 /// defaults): threads, vec_axis (vectorize), stream_prefetch
-/// (prefetch_rows), nt_store (stream_stores) and row_block
-/// (parallel_chunks).
+/// (prefetch_rows), prefetch_pass (prefetch_next_rows), nt_store
+/// (stream_stores) and row_block (parallel_chunks).
 tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const target::Target& t,
                                            const std::string& prefix);
 /// Its printer's vectors per step of a vector loop without a reduction
