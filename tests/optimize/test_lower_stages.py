@@ -49,7 +49,7 @@ def test_copies_loops_and_row_stages():
     assert "copy " in stages("s8_transpose")["stage 0 (copy)"]
     assert "vectorized" in stages("s2_softmax")["the whole graph (loops)"]
     # The knobs of the row kernel emitter axon had before are gone.
-    for knob in ("k0.tile", "k0.row_group", "k0.prefetch_pass"):
+    for knob in ("k0.tile", "k0.row_group"):
         r = run_axon(["lower", WORKLOADS / "s2_softmax.py", "--pipeline", "stages", "--json", "--schedule",
                       json.dumps({knob: 0})])
         assert r.returncode == EXIT_USER_ERROR and "not in this graph's space" in r.stderr, (knob, r.stderr)
