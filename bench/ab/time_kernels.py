@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times kernels compiled by `axon compile` side by side, in turns.
 
-    bench/ab/time_kernels.py [--cpu-time] ROUNDS DIR_A DIR_B [DIR ...]
+    bench/ab/time_kernels.py [--cpu-time | --processes] ROUNDS DIR_A DIR_B [DIR ...]
 
 Each DIR holds a kernel.cpp and kernel.h of the same spec (for example the
 same workload compiled by two builds of axon at one schedule). Every kernel
@@ -14,7 +14,11 @@ the median over rounds of each round's median, in ms, and its ratio to the
 first. Float32, bool and int inputs only. With --cpu-time the calling
 thread's CPU time is measured instead of the wall clock: for kernels on one
 thread (`*.threads` 1) on a loaded host, whose wall times count the slices
-other processes took.
+other processes took. With --processes each round's timing of each kernel
+runs in a fresh process (the library built once): on a loaded 2-core host,
+OpenMP kernels timed in turns in one process sometimes waited 8 to 48 ms
+per call (a var_axis0 kernel of 0.16 ms alone gave round medians of 0.15
+and 36 ms), while one kernel per process gave steady times.
 """
 import ctypes
 import os
@@ -24,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 import numpy as np
 
@@ -42,9 +47,10 @@ def host_flags():
 def load(directory, out):
     header = open(os.path.join(directory, "kernel.h")).read()
     entry = re.search(r"void (\w+)\(", header).group(1)
-    so = os.path.join(out, os.path.basename(os.path.abspath(directory)) + f"_{abs(hash(directory))}.so")
-    subprocess.run(["g++", "-w", "-O3", "-fopenmp", "-ffp-contract=off", "-fPIC", "-shared", *host_flags(), "-I", directory,
-                    os.path.join(directory, "kernel.cpp"), "-o", so], check=True)
+    so = os.path.join(out, os.path.basename(os.path.abspath(directory)) + f"_{zlib.crc32(directory.encode())}.so")
+    if not os.path.exists(so):
+        subprocess.run(["g++", "-w", "-O3", "-fopenmp", "-ffp-contract=off", "-fPIC", "-shared", *host_flags(), "-I",
+                        directory, os.path.join(directory, "kernel.cpp"), "-o", so], check=True)
     buffers = []
     rng = np.random.default_rng(5)
     for name, dtype, dims in re.findall(r"^//\s+(\w+)\s+(\w+)\[([0-9, ]*)\]\s+(?:input|output)", header, re.M):
@@ -65,29 +71,57 @@ def load(directory, out):
     return lambda: fn(*args), buffers
 
 
+def time_one(call, clock=time.perf_counter):
+    """The median ms of 11 calls after 3 warm-up calls."""
+    for _ in range(3):
+        call()
+    times = []
+    for _ in range(11):
+        t0 = clock()
+        call()
+        times.append(clock() - t0)
+    return statistics.median(times) * 1e3
+
+
+def report(dirs, medians):
+    first = statistics.median(medians[0])
+    for d, m in zip(dirs, medians):
+        ms = statistics.median(m)
+        print(f"{d}\t{ms:.4g} ms\t{ms / first:.3f}\t(rounds: {' '.join(f'{x:.4g}' for x in m)})")
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--one":  # a child of --processes: DIR OUT
+        call, _ = load(args[1], args[2])
+        print(time_one(call))
+        return
     clock = time.perf_counter
     if args and args[0] == "--cpu-time":
         clock, args = time.thread_time, args[1:]
+    if args and args[0] == "--processes":
+        rounds, dirs = int(args[1]), args[2:]
+        with tempfile.TemporaryDirectory() as out:
+            outs = []
+            for i, d in enumerate(dirs):
+                outs.append(os.path.join(out, str(i)))
+                os.mkdir(outs[-1])
+            medians = [[] for _ in dirs]
+            for _ in range(rounds):
+                for i, d in enumerate(dirs):
+                    r = subprocess.run([sys.executable, __file__, "--one", d, outs[i]], check=True, capture_output=True,
+                                       text=True)
+                    medians[i].append(float(r.stdout))
+        report(dirs, medians)
+        return
     rounds, dirs = int(args[0]), args[1:]
     with tempfile.TemporaryDirectory() as out:
         kernels = [load(d, out) for d in dirs]
         medians = [[] for _ in dirs]
         for _ in range(rounds):
             for i, (call, _) in enumerate(kernels):
-                for _ in range(3):
-                    call()
-                times = []
-                for _ in range(11):
-                    t0 = clock()
-                    call()
-                    times.append(clock() - t0)
-                medians[i].append(statistics.median(times) * 1e3)
-        first = statistics.median(medians[0])
-        for d, m in zip(dirs, medians):
-            ms = statistics.median(m)
-            print(f"{d}\t{ms:.4g} ms\t{ms / first:.3f}\t(rounds: {' '.join(f'{x:.4g}' for x in m)})")
+                medians[i].append(time_one(call, clock))
+    report(dirs, medians)
 
 
 if __name__ == "__main__":

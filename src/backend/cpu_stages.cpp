@@ -240,6 +240,12 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
   for (const auto& [name, v] : s)
     if (name.size() > 8 && name.compare(name.size() - 8, 8, ".threads") == 0 && v > std::max(1, t.cores))
       return "knob " + name + " = " + std::to_string(v) + ": more threads than cores";
+  // On one thread no reduction is split: loops.split 0 would be 1 again.
+  for (const auto& [name, v] : s)
+    if (name.size() > 11 && name.compare(name.size() - 11, 11, "loops.split") == 0 && v == 0) {
+      auto threads = s.find(name.substr(0, name.size() - 5) + "threads");
+      if (threads != s.end() && threads->second <= 1) return "knob " + name + " = 0 on one thread: the kernel of loops.split 1";
+    }
   if (plan->stages.size() == 1) return plan->stages[0].why_illegal(s);
   for (size_t i = 0; i < plan->stages.size(); ++i) {
     std::string why = plan->stages[i].why_illegal(s);

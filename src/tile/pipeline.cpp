@@ -56,15 +56,25 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
     p.push_back({"shrink_buffers", "a buffer used within one row becomes a per-row scratch", shrink_buffers});
   }
   p.push_back(cascade_pass(o.vectorize ? kCascadeBlock * std::max(1, o.sum_partials) : kCascadeBlock));
-  if (o.threads > 1) {
-    const int threads = o.threads;
-    p.push_back({"parallel_sums", "a long sum outside every parallel loop is split across threads",
+  const Pass interchange = {"interchange_sums",
+                            "a sum over a strided axis accumulates in place, its loops outside the kept ones",
+                            interchange_sums};
+  const int threads = o.threads;
+  const Pass parallel = {"parallelize", "the outermost loop of each large nest runs on threads",
+                         [threads](const Kernel& k) { return parallelize(k, threads); }};
+  if (threads > 1 && o.split_reductions) {
+    // Per-lane sums first, so that a reduction over a strided axis is one
+    // loop over rows of lanes that parallel_sums can cut into chunks.
+    p.push_back(interchange);
+    p.push_back(parallel);
+    p.push_back({"parallel_sums", "a long reduction outside every parallel loop is split across threads",
                  [threads](const Kernel& k) { return parallel_sums(k, threads); }});
-    p.push_back({"parallelize", "the outermost loop of each large nest runs on threads",
-                 [threads](const Kernel& k) { return parallelize(k, threads); }});
+  } else if (threads > 1) {
+    p.push_back(parallel);
+    p.push_back(interchange);
+  } else {
+    p.push_back(interchange);
   }
-  p.push_back({"interchange_sums", "a sum over a strided axis accumulates in place, its loops outside the kept ones",
-               interchange_sums});
   if (o.vectorize) {
     p.push_back({"vectorize", "innermost unit-stride loops become vector lanes", vectorize});
     p.push_back({"exp2_scaled", "the exp of a scaled value in a vector loop is a power of two, the scale times log2(e) hoisted",

@@ -7,14 +7,15 @@
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
 ///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers, cascade_sums,
-///    parallel_sums, parallelize, interchange_sums, vectorize, exp2_scaled,
+///    interchange_sums, parallelize, parallel_sums, vectorize, exp2_scaled,
 ///    reciprocal_divisors, prefetch_rows, prefetch_next_rows, stream_stores,
 ///    parallel_chunks (inline_maps, fuse_loops and shrink_buffers, vectorize
 ///    with exp2_scaled and reciprocal_divisors, prefetch_rows,
 ///    prefetch_next_rows, stream_stores and parallel_chunks as the options
-///    say; parallel_sums, parallelize and
-///    parallel_chunks only with threads > 1). The
-///    general lowering for programs no specialised tile schedule takes.
+///    say; parallelize and parallel_chunks only with threads > 1, and
+///    parallel_sums only with split_reductions, which otherwise puts
+///    interchange_sums after parallelize). The general lowering for
+///    programs no specialised tile schedule takes.
 #pragma once
 
 #include <functional>
@@ -35,6 +36,11 @@ struct Pass {
 /// Choices of the "loops" pipeline (schedule knobs).
 struct LoopsOptions {
   int threads = 1;           // > 1: the outermost loop of each big nest runs on this many threads
+  /// With threads > 1: a long reduction outside every parallel loop (a whole
+  /// tensor's, or one over a strided axis after interchange_sums gave it
+  /// per-lane partials) is split across the threads (parallel_sums). false:
+  /// threads only over loops whose iterations write disjoint elements.
+  bool split_reductions = true;
   bool inline_maps = true;   // elementwise values are recomputed where read instead of stored
   bool vectorize = true;     // innermost unit-stride loops run as vector lanes
   bool fuse = true;          // loops over the same rows fused, row buffers shrunk to scratch

@@ -80,14 +80,44 @@ TEST(cpu_codegen, unfusableWorkloadsGetTheLoopsKernel) {
     ASSERT_NE(sp.find("k0.loops.threads"), nullptr) << w;
     ASSERT_NE(sp.find("k0.loops.inline"), nullptr) << w;
     EXPECT_NE(backend::emit_cpu(g, schedule::default_schedule(sp), host()).source, codegen::emit_naive_cpp(g).source) << w;
+    ASSERT_NE(sp.find("k0.loops.split"), nullptr) << w;
     for (int64_t threads : sp.find("k0.loops.threads")->values)
       for (int64_t inl : {0, 1})
-        for (int64_t vec : {0, 1}) {
-          schedule::Schedule s = {{"k0.loops.threads", threads}, {"k0.loops.inline", inl}, {"k0.loops.vectorize", vec}};
-          EXPECT_EQ(schedule::why_illegal(g, s, host()), "");
-          expect_correct(g, s, host(), std::string(w) + " " + schedule::to_json(s).dump());
-        }
+        for (int64_t vec : {0, 1})
+          for (int64_t split : {0, 1}) {
+            schedule::Schedule s = {{"k0.loops.threads", threads}, {"k0.loops.inline", inl},
+                                    {"k0.loops.vectorize", vec}, {"k0.loops.split", split}};
+            // Split or not is the same kernel on one thread: 0 is refused there.
+            if (threads == 1 && split == 0) {
+              EXPECT_NE(schedule::why_illegal(g, s, host()), "");
+              continue;
+            }
+            EXPECT_EQ(schedule::why_illegal(g, s, host()), "");
+            expect_correct(g, s, host(), std::string(w) + " " + schedule::to_json(s).dump());
+          }
   }
+}
+
+// The loops kernels' cost ranks a reduction over axis 0 split across two
+// threads (per-lane partials, chunks of rows) ahead of both the columns on
+// two threads (each column's sum a strided walk) and one thread; a whole
+// tensor's max likewise; a row sum gains nothing from split.
+TEST(cpu_codegen, loopsCostPrefersSplitReductions) {
+  const target::Target t = host();
+  if (t.cores < 2) GTEST_SKIP() << "one core";
+  auto cost = [&](const ir::Graph& g, int threads, int split) {
+    schedule::Schedule s = {{"k0.loops.threads", threads}, {"k0.loops.inline", 1}, {"k0.loops.vectorize", 1},
+                            {"k0.loops.split", split}};
+    return schedule::predicted_seconds(g, s, t);
+  };
+  ir::Graph cols = parse("import numpy as np\n\ndef f(X: \"f32[8192, 1024]\"):\n    return np.mean(X, axis=0)\n");
+  EXPECT_LT(cost(cols, 2, 1), cost(cols, 2, 0));
+  EXPECT_LT(cost(cols, 2, 1), cost(cols, 1, 1));
+  ir::Graph whole = parse("import numpy as np\n\ndef f(X: \"f32[1024, 1024]\"):\n    return np.max(X) + np.min(X)\n");
+  EXPECT_LT(cost(whole, 2, 1), cost(whole, 2, 0));
+  ir::Graph rows = parse("import numpy as np\n\ndef f(X: \"f32[4096, 1024]\"):\n    return np.sum(X * X, axis=1)[::2]\n");
+  ASSERT_NE(schedule::schedule_space(rows, t).find("k0.loops.split"), nullptr);
+  EXPECT_EQ(cost(rows, 2, 1), cost(rows, 2, 0));
 }
 
 // Odd row lengths: tails of 1 (17, 49), 7 (7, 23) and 17 (49 on AVX2: 6 vectors + 1) elements,

@@ -34,6 +34,7 @@
 #include "tile/passes/inline_maps.h"
 #include "tile/passes/interchange_sums.h"
 #include "tile/passes/mark_loops.h"
+#include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
 #include "tile/passes/prefetch_rows.h"
 #include "tile/passes/reciprocal_divisors.h"
@@ -1005,6 +1006,145 @@ TEST(tile_interchange_sums, ChannelSumsAccumulateAlongTheContiguousAxis) {
   EXPECT_EQ(tile::print(tile::interchange_sums(r)), tile::print(r));
 }
 
+// A kept axis too long for lane arrays (20480 floats, 80 KB) is cut into
+// blocks of 4096 (its largest divisor within 16 KB), each block's sums
+// interchanged: the same values; the block loop then runs on threads.
+TEST(tile_interchange_sums, AKeptAxisTooLongForLanesIsStripMined) {
+  Graph g = make_graph({{"x", {DType::F32, {40, 20480}}}});
+  g.outputs = {reduce(g, Op::ReduceSum, param(g, 0), {0})};
+  Kernel before = tile::cascade_sums(tile::lower_graph(g, "k"));
+  Kernel after = tile::interchange_sums(before);
+  EXPECT_EQ(problems_text(tile::verify(after)), "");
+  std::set<int64_t> lane_shapes;
+  tile::visit(after.body, [&](const Stmt& s) {
+    if (s.kind() == StmtKind::Alloc && after.buffers[s->buffer].scope == Scope::Scratch)
+      lane_shapes.insert(after.buffers[s->buffer].shape.at(0));
+  });
+  EXPECT_EQ(lane_shapes, std::set<int64_t>{4096}) << tile::print(after);
+  std::vector<LoopInfo> top;
+  for (const LoopInfo& l : loops_of(after))
+    if (l.depth == 0) top.push_back(l);
+  ASSERT_EQ(top.size(), 1u) << tile::print(after);
+  EXPECT_EQ(top[0].loop->extent.value(), 5);
+  std::vector<Tensor> in = random_inputs(g, 32);
+  expect_exact(tile::interpret(after, in), tile::interpret(before, in), "strip-mined");
+  Kernel par = tile::parallelize(after, 2);
+  for (const LoopInfo& l : loops_of(par))
+    if (l.depth == 0) EXPECT_EQ(l.loop->loop, LoopKind::Parallel) << tile::print(par);
+  // An extent with no divisor in [256, 4096] stays as it was.
+  Graph prime = make_graph({{"x", {DType::F32, {4, 20011}}}});
+  prime.outputs = {reduce(prime, Op::ReduceSum, param(prime, 0), {0})};
+  Kernel p = tile::cascade_sums(tile::lower_graph(prime, "k"));
+  EXPECT_EQ(tile::print(tile::interchange_sums(p)), tile::print(p));
+}
+
+// ============================================================================
+// parallel_sums
+// ============================================================================
+
+// The passes of the loops pipeline up to parallel_sums at `threads`, with
+// reductions split (cascade_sums, interchange_sums, parallelize).
+Kernel before_parallel_sums(const Graph& g, int threads) {
+  return tile::parallelize(tile::interchange_sums(tile::cascade_sums(tile::lower_graph(g, "k"))), threads);
+}
+
+// The Accumulates into partials of a parallel loop, by combine, and whether
+// each such loop stores its partials in a slot per iteration.
+struct SplitShape {
+  std::map<Combine, int> partial_accumulates;
+  int parallel_loops = 0;
+};
+SplitShape split_shape(const Kernel& k) {
+  SplitShape out;
+  for (const LoopInfo& l : loops_of(k)) {
+    if (l.loop->loop != LoopKind::Parallel) continue;
+    ++out.parallel_loops;
+    tile::visit(l.loop, [&](const Stmt& s) {
+      if (s.kind() == StmtKind::Accumulate && k.buffers[s->buffer].name.find("_part") != std::string::npos)
+        ++out.partial_accumulates[s->combine];
+    });
+  }
+  return out;
+}
+
+// A whole tensor's max and sum (logsumexp's two reductions) and axis-0 sums
+// and maxima of tall matrices (kept extents 40 and 48, in per-lane partials)
+// are cut
+// into one chunk per thread, each folding into private partials that are
+// combined in order: the max exactly, the sums within float64 rounding of
+// the unsplit program. 2, 3 and 5 threads: chunks of unequal length.
+TEST(tile_parallel_sums, WholeTensorAndAxis0ReductionsAreSplitAcrossThreads) {
+  Graph g = make_graph(
+      {{"x", {DType::F32, {700, 96}}}, {"y", {DType::F32, {1000, 40}}}, {"z", {DType::F32, {1000, 48}}}});
+  NodeId x = param(g, 0);
+  NodeId m = reduce(g, Op::ReduceMax, x, {0, 1});
+  NodeId shifted = binary(g, Op::Sub, x, broadcast(g, reshape(g, m, {1, 1}), {700, 96}));
+  g.outputs = {binary(g, Op::Add, unary(g, Op::Log, reduce(g, Op::ReduceSum, unary(g, Op::Exp, shifted), {0, 1})), m),
+               reduce(g, Op::ReduceSum, param(g, 1), {0}), reduce(g, Op::ReduceMax, param(g, 2), {0})};
+  std::vector<Tensor> in = random_inputs(g, 41);
+  for (int threads : {2, 3, 5}) {
+    const std::string what = std::to_string(threads) + " threads";
+    Kernel before = before_parallel_sums(g, threads);
+    Kernel after = tile::parallel_sums(before, threads);
+    EXPECT_EQ(problems_text(tile::verify(after)), "") << what;
+    SplitShape sh = split_shape(after);
+    // The whole max, the whole sum's blocks, the axis-0 sum's blocks and
+    // the axis-0 max (the sums' tails of 60 and 40 rows are too short).
+    EXPECT_EQ(sh.parallel_loops, split_shape(before).parallel_loops + 4) << what << "\n" << tile::print(after);
+    EXPECT_EQ(sh.partial_accumulates[Combine::Max], 2) << what << "\n" << tile::print(after);
+    EXPECT_EQ(sh.partial_accumulates[Combine::Sum], 2) << what << "\n" << tile::print(after);
+    // Every new parallel loop runs one chunk per thread.
+    int chunked = 0;
+    for (const LoopInfo& l : loops_of(after)) {
+      bool partials = false;
+      tile::visit(l.loop, [&](const Stmt& s) {
+        partials |= s.kind() == StmtKind::Alloc && after.buffers[s->buffer].name.find("_part") != std::string::npos;
+      });
+      if (l.loop->loop != LoopKind::Parallel || !partials) continue;
+      ++chunked;
+      EXPECT_EQ(l.loop->extent.value(), threads) << what;
+      EXPECT_EQ(l.loop->threads, threads) << what;
+    }
+    EXPECT_EQ(chunked, 4) << what;
+    std::vector<Tensor> got = tile::interpret(after, in), want = tile::interpret(before, in);
+    expect_close(got, want, 1e-13, 1e-13, what);
+    // The maxima are the same numbers, in any order.
+    EXPECT_EQ(got[2].data, want[2].data) << what;
+    expect_close(got, verify::interpret(g, in), 1e-12, 1e-12, what + " against the graph");
+  }
+}
+
+// Left alone: a row sum (its rows are parallelize's), a sum too short to pay
+// (below kParallelMinPoints), a reduction on one thread, and a loop that
+// also stores per iteration into a buffer used after it.
+TEST(tile_parallel_sums, RowSumsShortSumsAndOneThreadAreLeftAlone) {
+  Graph rows = make_graph({{"x", {DType::F32, {512, 300}}}});
+  rows.outputs = {reduce(rows, Op::ReduceSum, param(rows, 0), {1})};
+  Kernel r = before_parallel_sums(rows, 2);
+  EXPECT_EQ(split_shape(r).parallel_loops, 1);
+  EXPECT_EQ(tile::print(tile::parallel_sums(r, 2)), tile::print(r));
+  Graph shortg = make_graph({{"x", {DType::F32, {100, 300}}}});
+  shortg.outputs = {reduce(shortg, Op::ReduceSum, param(shortg, 0), {0, 1})};
+  Kernel s = before_parallel_sums(shortg, 2);
+  EXPECT_EQ(tile::print(tile::parallel_sums(s, 2)), tile::print(s));
+  Graph big = make_graph({{"x", {DType::F32, {700, 96}}}});
+  big.outputs = {reduce(big, Op::ReduceMax, param(big, 0), {0, 1})};
+  Kernel b = before_parallel_sums(big, 1);
+  EXPECT_EQ(tile::print(tile::parallel_sums(b, 1)), tile::print(b));
+  EXPECT_NE(tile::print(tile::parallel_sums(b, 2)), tile::print(b));
+  // A loop that stores a running value into an output as it sums.
+  SmallKernel h;
+  int acc = h.add("acc", Scope::Register);
+  h.k.buffers[h.out].shape = {4};
+  Stmt loop = for_("r", 1 << 16,
+                   Stmt::seq({Stmt::accumulate(acc, {}, Combine::Sum, f32(1)),
+                              Stmt::store(h.out, {Index(0)}, Value::load(acc, {}, DType::F32))}));
+  h.k.body = Stmt::seq({Stmt::alloc(acc), Stmt::store(acc, {}, f32(0)), loop,
+                        for_("j", 4, Stmt::store(h.out, {v("j")}, Value::load(acc, {}, DType::F32)))});
+  ASSERT_EQ(problems_text(tile::verify(h.k)), "");
+  EXPECT_EQ(tile::print(tile::parallel_sums(h.k, 2)), tile::print(h.k));
+}
+
 // ============================================================================
 // The loops pipeline as C++
 // ============================================================================
@@ -1055,6 +1195,26 @@ TEST(tile_cpp, LoopsPipelineLongSumAndTransposedMap) {
   NodeId t = transpose(g, param(g, 1), {1, 0});
   g.outputs = {reduce(g, Op::ReduceSum, param(g, 0), {0}), binary(g, Op::Mul, t, unary(g, Op::Tanh, t))};
   expect_loops_pipeline_runs(g, 2, 23, "long sum and transposed map");
+}
+
+// Split reductions compiled: logsumexp of a whole tensor, an axis-0 sum and
+// max, on 2 and 3 threads (chunks of unequal length), against the float64
+// interpreter; the programs do split them.
+TEST(tile_cpp, LoopsPipelineSplitReductions) {
+  Graph g = make_graph(
+      {{"x", {DType::F32, {700, 96}}}, {"y", {DType::F32, {1000, 40}}}, {"z", {DType::F32, {1000, 48}}}});
+  NodeId x = param(g, 0);
+  NodeId m = reduce(g, Op::ReduceMax, x, {0, 1});
+  NodeId shifted = binary(g, Op::Sub, x, broadcast(g, reshape(g, m, {1, 1}), {700, 96}));
+  g.outputs = {binary(g, Op::Add, unary(g, Op::Log, reduce(g, Op::ReduceSum, unary(g, Op::Exp, shifted), {0, 1})), m),
+               reduce(g, Op::ReduceSum, param(g, 1), {0}), reduce(g, Op::ReduceMax, param(g, 2), {0})};
+  for (int threads : {2, 3}) {
+    tile::LoopsOptions o;
+    o.threads = threads;
+    SplitShape sh = split_shape(tile::lower_with(g, tile::loops_pipeline(o), "k"));
+    EXPECT_EQ(sh.partial_accumulates[Combine::Max], 2) << threads;
+    expect_loops_pipeline_runs(g, threads, 24, "split reductions on " + std::to_string(threads) + " threads");
+  }
 }
 
 TEST(tile_cpp, RefusesAGpuBlockLoop) {

@@ -4,8 +4,13 @@
 #include "codegen/c_like/tile_cpp.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "analysis/cost.h"
+#include "tile/passes/mark_loops.h"
 
 namespace axon::codegen {
 
@@ -191,7 +196,9 @@ std::vector<schedule::Knob> loops_knobs(const target::Target& t, const std::stri
   if (t.cores > 1) threads.push_back(1);
   return {{prefix + "loops.threads", threads, "threads of the outermost loop of each large nest"},
           {prefix + "loops.inline", {1, 0}, "recompute elementwise values where read (1) or store them (0)"},
-          {prefix + "loops.vectorize", {1, 0}, "innermost loops as vector lanes"}};
+          {prefix + "loops.vectorize", {1, 0}, "innermost loops as vector lanes"},
+          {prefix + "loops.split", {1, 0},
+           "with threads: a long reduction outside every parallel loop split across them (1), or left on one (0)"}};
 }
 
 tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix) {
@@ -203,9 +210,66 @@ tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Targ
   o.threads = static_cast<int>(get("loops.threads", std::max(1, t.cores)));
   o.inline_maps = get("loops.inline", 1) != 0;
   o.vectorize = get("loops.vectorize", 1) != 0;
+  o.split_reductions = get("loops.split", 1) != 0;
   o.sum_partials = sum_partials(t);
   return o;
 }
+
+namespace {
+
+// What the tile program of a loops kernel says about its cost: the fraction
+// of its innermost iterations under a parallel loop, and the memory traffic
+// of its innermost loops' loads per element loaded (1 when every load walks
+// unit stride or stays put; a whole cache line for each strided one).
+struct LoopsShape {
+  double on_threads = 1;
+  double traffic = 1;
+};
+
+LoopsShape loops_shape(const tile::Kernel& k) {
+  LoopsShape out;
+  const int64_t all = tile::points(k.body);
+  int64_t parallel = 0;
+  double unit = 0, strided = 0, strided_lines = 0;
+  // `outer`: iterations of the loops around `s`; `par`: inside a parallel one.
+  std::function<void(const tile::Stmt&, double, bool)> walk = [&](const tile::Stmt& s, double outer, bool par) {
+    if (s.kind() == tile::StmtKind::For) {
+      std::optional<tile::Interval> e = tile::bounds(s->extent, {});
+      const double n = e ? static_cast<double>(std::max<int64_t>(e->hi, 0)) : 1;
+      const bool here = !par && s->loop == tile::LoopKind::Parallel;
+      if (here) parallel += tile::points(s);
+      bool innermost = true;
+      tile::visit(s->body.at(0), [&](const tile::Stmt& x) { innermost &= x.kind() != tile::StmtKind::For; });
+      if (innermost) {
+        tile::visit(s->body.at(0), [&](const tile::Stmt& x) {
+          if (!x->value.defined()) return;
+          x->value.visit_loads([&](const tile::Value& l) {
+            const tile::Buffer& b = k.buffers[static_cast<size_t>(l.buffer())];
+            if (b.scope == tile::Scope::Register || b.scope == tile::Scope::Scratch) return;
+            std::optional<tile::Affine> a = tile::as_affine(tile::flat_index(b.shape, l.idx()));
+            const int64_t c = a && a->coef.count(s->var) ? a->coef.at(s->var) : (a ? 0 : 2);
+            if (c == 0) return;
+            if (c == 1 || c == -1) {
+              unit += outer * n;
+            } else {
+              strided += outer * n;
+              strided_lines += outer * n * std::max(1, 64 / ir::dtype_bytes(b.dtype));
+            }
+          });
+        });
+      }
+      walk(s->body.at(0), outer * n, par || here);
+      return;
+    }
+    for (const tile::Stmt& c : s->body) walk(c, outer, par);
+  };
+  walk(k.body, 1, false);
+  if (all > 0) out.on_threads = std::min(1.0, static_cast<double>(parallel) / static_cast<double>(all));
+  if (unit + strided > 0) out.traffic = (unit + strided_lines) / (unit + strided);
+  return out;
+}
+
+}  // namespace
 
 double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const target::Target& t) {
   analysis::Cost c = analysis::graph_cost(sub);
@@ -213,7 +277,38 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
   // the arithmetic. A rough ranking between the knobs, not a prediction.
   const double lanes = o.vectorize ? std::max(1, t.isa.vector_bits() / 32) : 1;
   const double bytes = o.inline_maps ? c.bytes / 2 : c.bytes;
-  double sec = bytes / bandwidth(t, o.threads) + c.flops / (2e9 * lanes * std::max(1, o.threads));
+  const int threads = std::max(1, o.threads);
+  // From the program itself: the work outside every parallel loop runs on
+  // one thread (Amdahl), and strided loads move a line per element. The
+  // search asks for every point of a space: one lowering per graph and the
+  // options that decide the loops' order and kinds, cached.
+  static std::mutex mu;
+  static std::map<std::tuple<uint64_t, std::string, int, bool, bool, bool, bool>, LoopsShape> seen;
+  const auto key = std::make_tuple(sub.structural_hash(), sub.entry, threads, o.inline_maps, o.inline_reused, o.fuse,
+                                   o.split_reductions);
+  LoopsShape shape;
+  bool known = false;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = seen.find(key);
+    if (it != seen.end()) known = true, shape = it->second;
+  }
+  if (!known) {
+    tile::LoopsOptions plain = o;
+    plain.vectorize = false;  // the same loops, kinds and loads, fewer passes
+    plain.prefetch_bytes = 0;
+    plain.prefetch_pass = 0;
+    plain.stream_stores = false;
+    try {
+      shape = loops_shape(tile::lower_with(sub, tile::loops_pipeline(plain), "cost"));
+    } catch (const std::exception&) {
+      // The emitter reports what failed; the cost stays the estimate's.
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    seen[key] = shape;
+  }
+  auto part = [&](int n) { return bytes * shape.traffic / bandwidth(t, n) + c.flops / (2e9 * lanes * n); };
+  double sec = shape.on_threads * part(threads) + (1 - shape.on_threads) * part(1);
   // Streamed outputs help only past the caches; chunks of one row cost a
   // hand-out each (factors first measured with the row kernel emitter).
   if (o.stream_stores && c.bytes < 8 * double(int64_t{1} << 20)) sec *= 1.2;

@@ -12,7 +12,7 @@
 /// (codegen/cpu/gemm_epilogue.h); a Copy stage is a layout copy of the tile IR
 /// (tile/lower_copy.h) with copy.{tile,threads,vector,width,order,nt_store,
 /// band}; a Naive stage is a loops kernel of the tile IR with
-/// loops.{threads,inline,vectorize}.
+/// loops.{threads,inline,vectorize,split}.
 #pragma once
 
 #include <string>
@@ -60,9 +60,13 @@ std::string copy_why_illegal(const CopyShape& c, const CopySchedule& s, const ta
 double copy_seconds(const CopyShape& c, const CopySchedule& s, const target::Target& t);
 
 /// A graph (or stage) no specialised generator takes: the tile IR's loops
-/// pipeline (tile/pipeline.h) with knobs loops.{threads,inline,vectorize}.
+/// pipeline (tile/pipeline.h) with knobs loops.{threads,inline,vectorize,split}
+/// (split: LoopsOptions::split_reductions; 0 is refused on one thread).
 std::vector<schedule::Knob> loops_knobs(const target::Target& t, const std::string& prefix);
 tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix);
+/// Bytes over the bandwidth and FLOPs over the lanes, the part of the
+/// program's innermost iterations outside every parallel loop (from its
+/// tile program) at one thread's rates.
 double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const target::Target& t);
 
 /// The tile printer's options for the ISA of `t` (codegen/c_like/tile_cpp.h):

@@ -1,5 +1,7 @@
 #include "tile/passes/interchange_sums.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "ir/type.h"
+#include "tile/passes/loop_access.h"
 
 namespace axon::tile {
 
@@ -112,15 +115,25 @@ class Interchange {
     const Buffer& tb = k_.buffers[f.target];
     if (tb.scope == Scope::Register || tb.scope == Scope::Input || f.o.size() != tb.shape.size()) return std::nullopt;
     for (int r : f.regs)
-      if (k_.buffers[r].dtype != tb.dtype || points * ir::dtype_bytes(tb.dtype) > kMaxPromotedBytes) return std::nullopt;
-    // o: constants and the kept variables, each once.
-    std::set<std::string> used;
+      if (k_.buffers[r].dtype != tb.dtype) return std::nullopt;
+    if (points * ir::dtype_bytes(tb.dtype) > kMaxPromotedBytes) return strip_mined(top, kept, tb.dtype);
+    // o: constants and the kept variables, each once, plus terms of outer
+    // variables (a block of a strip-mined kept loop).
+    std::set<std::string> kept_vars, used;
+    for (const Stmt& l : kept) kept_vars.insert(l->var);
     for (const Index& x : f.o) {
       if (x.is_const()) continue;
-      if (x.kind() != IndexKind::Var || !used.insert(x.name()).second) return std::nullopt;
+      std::optional<Affine> a = as_affine(x);
+      if (!a) return std::nullopt;
+      std::string var;
+      for (const auto& [name, c] : a->coef) {
+        if (f.rvars.count(name)) return std::nullopt;
+        if (!kept_vars.count(name)) continue;
+        if (c != 1 || !var.empty()) return std::nullopt;
+        var = name;
+      }
+      if (var.empty() || !used.insert(var).second) return std::nullopt;
     }
-    for (const Stmt& l : kept)
-      if (!used.count(l->var)) return std::nullopt;
     if (used.size() != kept.size()) return std::nullopt;
     // Values read only inputs and buffers the fold does not write, and the
     // accumulators; worth it when a load runs contiguously along the
@@ -132,7 +145,8 @@ class Interchange {
       v.visit_loads([&](const Value& l) {
         if (l.idx().empty() || f.regs.count(l.buffer())) return;
         const Index& back = l.idx().back();
-        if (back.kind() == IndexKind::Var && back.name() == inner_var) contiguous = true;
+        std::optional<Affine> a = as_affine(back);
+        if (a && a->coef.count(inner_var) && a->coef.at(inner_var) == 1) contiguous = true;
         for (const std::string& r : f.rvars)
           if (back.uses(r)) strided_sum = false;
       });
@@ -187,7 +201,29 @@ class Interchange {
     return Stmt::seq(std::move(out));
   }
 
+  // A single kept loop too long for lane arrays: blocks of B of its
+  // iterations, each interchanged (`for ib { for ii < B: ... v = ib*B + ii }`),
+  // B the largest divisor of its extent whose arrays take at most
+  // kStripBytes (at least kMinStrip elements).
+  std::optional<Stmt> strip_mined(const Stmt& top, const std::vector<Stmt>& kept, ir::DType d) {
+    if (kept.size() != 1) return std::nullopt;
+    const int64_t n = top->extent.value();
+    const int64_t most = kStripBytes / ir::dtype_bytes(d);
+    int64_t b = 0;
+    for (int64_t c = std::min(n / 2, most); c >= kMinStrip && b == 0; --c)
+      if (n % c == 0) b = c;
+    if (b == 0) return std::nullopt;
+    const std::string ib = names_.take("i"), ii = names_.take("i");
+    Stmt block = Stmt::loop(ii, Index(b), LoopKind::Serial,
+                            substitute_var(top->body[0], top->var, Index::var(ib) * Index(b) + Index::var(ii)));
+    std::optional<Stmt> done = interchange(block);
+    if (!done) return std::nullopt;
+    return Stmt::loop(ib, Index(n / b), LoopKind::Serial, *done);
+  }
+
   static constexpr int64_t kMaxPromotedBytes = 64 * 1024;  // the printer's stack scratch limit
+  static constexpr int64_t kStripBytes = 16 * 1024;        // a strip's lane arrays stay in L1
+  static constexpr int64_t kMinStrip = 256;
   Kernel& k_;
   NameSource names_;
 };

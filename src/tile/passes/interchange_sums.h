@@ -17,14 +17,20 @@
 ///     acc_lanes[K] = 0 (over K);  for r { acc_lanes[K] += v (over K) };  T[o] = acc_lanes[K] (over K)
 /// It applies when: every accumulator has T's dtype, F32 or F64, and the
 /// arrays fit 64 KB each (the printer's stack scratch); o is one index per
-/// dimension of T, each a constant or a Ki's variable, every Ki's variable
-/// used once (distinct iterations own distinct elements); no value reads T;
-/// and some load has Kk's variable as its last index while no load has a
-/// reduction variable in its last index (the innermost loop of each leaf
-/// then walks memory with unit stride). Each element still combines the
-/// same terms in the same order and the same blocks, so the values do not
-/// change. A Parallel loop ends the nest (its iterations stay on their
-/// threads). Run after cascade_sums and parallelize, before vectorize.
+/// dimension of T, each a constant or a Ki's variable plus terms of outer
+/// variables, every Ki's variable used once (distinct iterations own
+/// distinct elements); no value reads T; and some load has Kk's variable
+/// with coefficient 1 in its last index while no load has a reduction
+/// variable in its last index (the innermost loop of each leaf then walks
+/// memory with unit stride). A single kept loop too long for the arrays is
+/// strip-mined first: `for ib { for ii < B { ... v = ib*B + ii } }` with B
+/// the largest divisor of its extent in [256, 16 KB of elements], and each
+/// block interchanged (the block loop is then parallelize's: its blocks
+/// write disjoint elements). Each element still combines the same terms in
+/// the same order and the same blocks, so the values do not change. A
+/// Parallel loop ends the nest (its iterations stay on their threads). Run
+/// after cascade_sums, before vectorize; before parallelize when reductions
+/// are split (parallel_sums), after it otherwise.
 #pragma once
 
 #include "tile/kernel.h"

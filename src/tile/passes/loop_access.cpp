@@ -78,4 +78,21 @@ Stmt rename_var(const Stmt& s, const std::string& from, const std::string& to) {
   });
 }
 
+Stmt substitute_var(const Stmt& s, const std::string& v, const Index& by) {
+  auto f = [&](const std::string& x) -> std::optional<Index> {
+    if (x == v) return by;
+    return std::nullopt;
+  };
+  auto value = [&](const Value& x) { return x.defined() ? x.substitute(f) : x; };
+  return rewrite(s, [&](const Stmt& x) {
+    return x.with([&](StmtNode& n) {
+      n.value = value(n.value);
+      n.alpha = value(n.alpha);
+      for (Index& i : n.idx) i = i.substitute(f);
+      n.extent = n.extent.substitute(f);
+      for (View* w : {&n.c, &n.a, &n.b, &n.next}) w->offset = w->offset.substitute(f);
+    });
+  });
+}
+
 }  // namespace axon::tile

@@ -1,5 +1,6 @@
-// Shared by fuse_loops and shrink_buffers: how a statement tree touches
-// buffers, and rewriting the indices of one buffer's accesses.
+// Shared by fuse_loops, shrink_buffers, interchange_sums and parallel_sums:
+// how a statement tree touches buffers, and rewriting the indices of one
+// buffer's accesses or a loop variable.
 #pragma once
 
 #include <functional>
@@ -29,5 +30,9 @@ Stmt reindex(const Stmt& s, int b, const std::function<std::vector<Index>(const 
 /// `s` with the loop variable `from` renamed `to` everywhere (indices,
 /// values, extents, view offsets, the loops that bind it).
 Stmt rename_var(const Stmt& s, const std::string& from, const std::string& to);
+
+/// `s` with the variable `v` replaced by the index `by` everywhere (indices,
+/// values, extents, view offsets); loops binding `v` keep their name.
+Stmt substitute_var(const Stmt& s, const std::string& v, const Index& by);
 
 }  // namespace axon::tile
