@@ -6,6 +6,7 @@
 #include "support/diagnostic.h"
 #include "tile/masked_blocks.h"
 #include "tile/passes/fold_indices.h"
+#include "tile/passes/loop_access.h"
 
 namespace axon::tile {
 
@@ -25,25 +26,6 @@ Value apply(ir::Op o, std::vector<Value> args) { return Value::apply(op(o), std:
 
 Stmt loop(const std::string& var, const Index& extent, Stmt body, LoopKind kind = LoopKind::Serial) {
   return Stmt::loop(var, extent, kind, std::move(body));
-}
-
-// s with loop variable `var` read as `to` (every index, view and value).
-Stmt with_var_shifted(const Stmt& s, const std::string& var, const Index& to) {
-  auto f = [&](const std::string& name) -> std::optional<Index> {
-    if (name == var) return to;
-    return std::nullopt;
-  };
-  auto value = [&](const Value& x) { return x.defined() ? x.substitute(f) : x; };
-  return rewrite(s, [&](const Stmt& x) {
-    return x.with([&](StmtNode& n) {
-      n.value = value(n.value);
-      n.alpha = value(n.alpha);
-      for (Index& i : n.idx) i = i.substitute(f);
-      n.extent = n.extent.substitute(f);
-      for (View* w : {&n.c, &n.a, &n.b, &n.next}) w->offset = w->offset.substitute(f);
-      n.m = n.m.substitute(f), n.n = n.n.substitute(f), n.k = n.k.substitute(f), n.keep = n.keep.substitute(f);
-    });
-  });
 }
 
 }  // namespace
@@ -250,7 +232,7 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       if (!split && u && plain && !(u->is_const() && u->value() == 0)) {
         key_loops = Stmt::seq({loop("kb", *u, Stmt::seq({scores, softmax_of(*plain), values})),
                                loop("km", key_blocks - *u,
-                                    with_var_shifted(Stmt::seq({scores, softmax_of(X), values}), "kb",
+                                    substitute_var(Stmt::seq({scores, softmax_of(X), values}), "kb",
                                                      min(v("km") + *u, c(nb - 1))))});
         skipping += ", those it hides nothing in computed without it";
       }

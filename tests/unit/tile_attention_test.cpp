@@ -136,33 +136,32 @@ TEST(tile_attention, InterpretsToSoftmaxOfScoresTimesValues) {
   }
 }
 
-double largest_score(const Case& c) {
+// The largest over every score of f(d-th products of that score), 0.5 x
+// the sum of them (the specs' scale).
+template <class Term>
+double largest_over_scores(const Case& c, Term term) {
   const AttentionShape& a = c.a;
   double top = 0;
   for (int64_t b = 0; b < a.batch; ++b)
     for (int64_t i = 0; i < a.M; ++i)
       for (int64_t j = 0; j < a.N; ++j) {
         double s = 0;
-        for (int64_t d = 0; d < a.D; ++d) s += c.q[(b * a.M + i) * a.D + d] * c.k[(b * a.N + j) * a.D + d];
+        for (int64_t d = 0; d < a.D; ++d) s += term(c.q[(b * a.M + i) * a.D + d] * c.k[(b * a.N + j) * a.D + d]);
         top = std::max(top, std::fabs(0.5 * s));
       }
   return top;
+}
+
+double largest_score(const Case& c) {
+  return largest_over_scores(c, [](double p) { return p; });
 }
 
 // How far float32 can move a score: the largest 0.5 sum_d |q_d k_d| times
 // (D + 2) u. A weight exp(x - m) moves by about twice that, relatively,
 // and an output by that times the largest |V| (2 here).
 double score_rounding(const Case& c) {
-  const AttentionShape& a = c.a;
-  double top = 0;
-  for (int64_t b = 0; b < a.batch; ++b)
-    for (int64_t i = 0; i < a.M; ++i)
-      for (int64_t j = 0; j < a.N; ++j) {
-        double s = 0;
-        for (int64_t d = 0; d < a.D; ++d) s += std::fabs(c.q[(b * a.M + i) * a.D + d] * c.k[(b * a.N + j) * a.D + d]);
-        top = std::max(top, 0.5 * s);
-      }
-  return top * static_cast<double>(a.D + 2) * std::ldexp(1.0, -24);
+  return largest_over_scores(c, [](double p) { return std::fabs(p); }) * static_cast<double>(c.a.D + 2) *
+         std::ldexp(1.0, -24);
 }
 
 TEST(tile_attention, KeyRangeCounts) {

@@ -1067,13 +1067,9 @@ SplitShape split_shape(const Kernel& k) {
   return out;
 }
 
-// A whole tensor's max and sum (logsumexp's two reductions) and axis-0 sums
-// and maxima of tall matrices (kept extents 40 and 48, in per-lane partials)
-// are cut
-// into one chunk per thread, each folding into private partials that are
-// combined in order: the max exactly, the sums within float64 rounding of
-// the unsplit program. 2, 3 and 5 threads: chunks of unequal length.
-TEST(tile_parallel_sums, WholeTensorAndAxis0ReductionsAreSplitAcrossThreads) {
+// logsumexp of a whole f32[700, 96] tensor, an axis-0 sum of f32[1000, 40]
+// and an axis-0 max of f32[1000, 48]: the reductions parallel_sums splits.
+Graph split_reductions_graph() {
   Graph g = make_graph(
       {{"x", {DType::F32, {700, 96}}}, {"y", {DType::F32, {1000, 40}}}, {"z", {DType::F32, {1000, 48}}}});
   NodeId x = param(g, 0);
@@ -1081,6 +1077,17 @@ TEST(tile_parallel_sums, WholeTensorAndAxis0ReductionsAreSplitAcrossThreads) {
   NodeId shifted = binary(g, Op::Sub, x, broadcast(g, reshape(g, m, {1, 1}), {700, 96}));
   g.outputs = {binary(g, Op::Add, unary(g, Op::Log, reduce(g, Op::ReduceSum, unary(g, Op::Exp, shifted), {0, 1})), m),
                reduce(g, Op::ReduceSum, param(g, 1), {0}), reduce(g, Op::ReduceMax, param(g, 2), {0})};
+  return g;
+}
+
+// A whole tensor's max and sum (logsumexp's two reductions) and axis-0 sums
+// and maxima of tall matrices (kept extents 40 and 48, in per-lane partials)
+// are cut
+// into one chunk per thread, each folding into private partials that are
+// combined in order: the max exactly, the sums within float64 rounding of
+// the unsplit program. 2, 3 and 5 threads: chunks of unequal length.
+TEST(tile_parallel_sums, WholeTensorAndAxis0ReductionsAreSplitAcrossThreads) {
+  Graph g = split_reductions_graph();
   std::vector<Tensor> in = random_inputs(g, 41);
   for (int threads : {2, 3, 5}) {
     const std::string what = std::to_string(threads) + " threads";
@@ -1201,13 +1208,7 @@ TEST(tile_cpp, LoopsPipelineLongSumAndTransposedMap) {
 // max, on 2 and 3 threads (chunks of unequal length), against the float64
 // interpreter; the programs do split them.
 TEST(tile_cpp, LoopsPipelineSplitReductions) {
-  Graph g = make_graph(
-      {{"x", {DType::F32, {700, 96}}}, {"y", {DType::F32, {1000, 40}}}, {"z", {DType::F32, {1000, 48}}}});
-  NodeId x = param(g, 0);
-  NodeId m = reduce(g, Op::ReduceMax, x, {0, 1});
-  NodeId shifted = binary(g, Op::Sub, x, broadcast(g, reshape(g, m, {1, 1}), {700, 96}));
-  g.outputs = {binary(g, Op::Add, unary(g, Op::Log, reduce(g, Op::ReduceSum, unary(g, Op::Exp, shifted), {0, 1})), m),
-               reduce(g, Op::ReduceSum, param(g, 1), {0}), reduce(g, Op::ReduceMax, param(g, 2), {0})};
+  Graph g = split_reductions_graph();
   for (int threads : {2, 3}) {
     tile::LoopsOptions o;
     o.threads = threads;

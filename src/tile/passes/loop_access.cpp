@@ -91,8 +91,16 @@ Stmt substitute_var(const Stmt& s, const std::string& v, const Index& by) {
       for (Index& i : n.idx) i = i.substitute(f);
       n.extent = n.extent.substitute(f);
       for (View* w : {&n.c, &n.a, &n.b, &n.next}) w->offset = w->offset.substitute(f);
+      n.m = n.m.substitute(f), n.n = n.n.substitute(f), n.k = n.k.substitute(f), n.keep = n.keep.substitute(f);
     });
   });
+}
+
+Stmt map_top_level(const Stmt& body, const std::function<Stmt(const Stmt&)>& f) {
+  if (body.kind() != StmtKind::Seq) return f(body);
+  std::vector<Stmt> items;
+  for (const Stmt& s : body->body) items.push_back(f(s));
+  return body.with([&](StmtNode& n) { n.body = std::move(items); });
 }
 
 }  // namespace axon::tile

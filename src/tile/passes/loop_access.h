@@ -1,4 +1,5 @@
-// Shared by fuse_loops, shrink_buffers, interchange_sums and parallel_sums:
+// Shared by fuse_loops, shrink_buffers, interchange_sums, parallel_sums, the
+// prefetch passes and lower_attention:
 // how a statement tree touches buffers, and rewriting the indices of one
 // buffer's accesses or a loop variable.
 #pragma once
@@ -32,7 +33,12 @@ Stmt reindex(const Stmt& s, int b, const std::function<std::vector<Index>(const 
 Stmt rename_var(const Stmt& s, const std::string& from, const std::string& to);
 
 /// `s` with the variable `v` replaced by the index `by` everywhere (indices,
-/// values, extents, view offsets); loops binding `v` keep their name.
+/// values, extents, view offsets, a Matmul's sizes); loops binding `v` keep
+/// their name.
 Stmt substitute_var(const Stmt& s, const std::string& v, const Index& by);
+
+/// A kernel body with each top-level statement (the items of a Seq, else
+/// the body itself) replaced by f of it.
+Stmt map_top_level(const Stmt& body, const std::function<Stmt(const Stmt&)>& f);
 
 }  // namespace axon::tile

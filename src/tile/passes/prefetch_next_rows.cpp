@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/type.h"
+#include "tile/passes/loop_access.h"
 
 namespace axon::tile {
 
@@ -98,13 +99,7 @@ Kernel prefetch_next_rows(const Kernel& k, int pass) {
     Stmt seq = s->body.at(0).with([&](StmtNode& x) { x.body = std::move(body); });
     return s.with([&](StmtNode& x) { x.body = {seq}; });
   };
-  if (k.body.kind() == StmtKind::Seq) {
-    std::vector<Stmt> body;
-    for (const Stmt& s : k.body->body) body.push_back(top(s));
-    out.body = k.body.with([&](StmtNode& n) { n.body = std::move(body); });
-  } else {
-    out.body = top(k.body);
-  }
+  out.body = map_top_level(k.body, top);
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "tile/passes/loop_access.h"
+
 namespace axon::tile {
 
 namespace {
@@ -74,13 +76,7 @@ Kernel prefetch_rows(const Kernel& k, int64_t ahead) {
     Stmt body = p.first_memory_loop(s->body.at(0), &done);
     return s.with([&](StmtNode& n) { n.body = {body}; });
   };
-  if (k.body.kind() == StmtKind::Seq) {
-    std::vector<Stmt> body;
-    for (const Stmt& s : k.body->body) body.push_back(top(s));
-    out.body = k.body.with([&](StmtNode& n) { n.body = std::move(body); });
-  } else {
-    out.body = top(k.body);
-  }
+  out.body = map_top_level(k.body, top);
   return out;
 }
 
