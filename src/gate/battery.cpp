@@ -43,9 +43,7 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel) {
     s.seed = set_seed(seed, k);
     s.compared = true;
     s.inputs = verify::random_inputs(g, s.seed, d);
-    for (ir::Tensor& t : s.inputs)
-      if ((scale != 1 || offset != 0) && ir::is_float(t.type.dtype))
-        for (double& x : t.data) x = ir::cast_to(t.type.dtype, ir::Real{x * scale + offset}).v;
+    if (scale != 1 || offset != 0) verify::scale_and_shift(s.inputs, scale, offset);
     for (size_t p = 0; p < g.params.size(); ++p) {
       s.blocks.push_back(static_cast<int>(b.plan.blocks.size()));
       b.plan.blocks.push_back(verify::to_buffer(s.inputs[p], g.params[p].type.dtype));

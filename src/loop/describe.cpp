@@ -60,7 +60,7 @@ std::vector<StageDescription> describe_stages(const ir::Graph& g, const Partitio
           std::string why;
           if (!plan_contraction(g, i, &c, &why))
             d.why.push_back("%" + std::to_string(i) + " (einsum \"" + g[i].attrs.text + "\") is no contraction stage: " + why);
-          else if (c.batch == 1 && (c.M == 1 || c.N == 1))
+          else if (is_matrix_vector(c))
             d.why.push_back("%" + std::to_string(i) + " (einsum \"" + g[i].attrs.text +
                             "\") is a matrix-vector product: memory-bound, lowered as loops");
         }

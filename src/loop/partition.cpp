@@ -163,10 +163,9 @@ bool plan_contraction(const Graph& g, NodeId e, Contraction* out, std::string* w
   return true;
 }
 
-namespace {
+bool is_matrix_vector(const Contraction& c) { return c.batch == 1 && (c.M == 1 || c.N == 1); }
 
-// A product with one output row or column and no batch (A @ v, v @ B).
-bool matrix_vector(const Contraction& c) { return c.batch == 1 && (c.M == 1 || c.N == 1); }
+namespace {
 
 class Partitioner {
  public:
@@ -196,7 +195,7 @@ class Partitioner {
       // A matrix-vector product is memory-bound (each operand element read
       // once for one multiply-add; the GEMM's register tiles would be 1/nr
       // full): it is lowered as loops, with the work around it.
-      if (g_[i].op == Op::Einsum && plan_contraction(g_, i, &c, nullptr) && !matrix_vector(c))
+      if (g_[i].op == Op::Einsum && plan_contraction(g_, i, &c, nullptr) && !is_matrix_vector(c))
         con[static_cast<size_t>(i)] = c;
     }
     copy_.assign(static_cast<size_t>(n_), std::nullopt);

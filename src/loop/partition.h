@@ -146,4 +146,9 @@ Partition partition_graph(const ir::Graph& g);
 /// one operand only, more than one label in a role).
 bool plan_contraction(const ir::Graph& g, ir::NodeId einsum, Contraction* out, std::string* why);
 
+/// A product with one output row or column and no batch (A @ v, v @ B):
+/// memory-bound, so the partition leaves it to the loops around it instead
+/// of a contraction stage.
+bool is_matrix_vector(const Contraction& c);
+
 }  // namespace axon::loop

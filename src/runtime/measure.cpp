@@ -12,7 +12,6 @@
 #include "runtime/compile_shared.h"
 #include "runtime/compiled_reference.h"
 #include "runtime/loaded_kernel.h"
-#include "ir/real.h"
 #include "runtime/time_calls.h"
 #include "support/diagnostic.h"
 #include "verify/error_budget.h"
@@ -54,10 +53,7 @@ Measurer::Measurer(const ir::Graph& g, MeasureOptions opts) : g_(g), opts_(std::
   ReferenceEvaluator references(g_);
   for (int i = 0; i < std::max(1, opts_.check_inputs); ++i) {
     auto in = verify::random_inputs(g_, opts_.check_seed + static_cast<uint64_t>(i));
-    if (opts_.input_offset != 0)
-      for (ir::Tensor& t : in)
-        if (ir::is_float(t.type.dtype))
-          for (double& x : t.data) x = ir::cast_to(t.type.dtype, ir::Real{x + opts_.input_offset}).v;
+    if (opts_.input_offset != 0) verify::scale_and_shift(in, 1, opts_.input_offset);
     verify::ReferenceWithBounds rb = references.evaluate(in);
     inputs_.push_back(std::move(in));
     reference_.push_back(std::move(rb.reference));

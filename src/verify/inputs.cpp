@@ -62,4 +62,10 @@ std::vector<ir::Tensor> random_inputs(const ir::Graph& g, uint64_t seed, Distrib
   return out;
 }
 
+void scale_and_shift(std::vector<ir::Tensor>& inputs, double scale, double offset) {
+  for (ir::Tensor& t : inputs)
+    if (ir::is_float(t.type.dtype))
+      for (double& x : t.data) x = ir::cast_to(t.type.dtype, ir::Real{x * scale + offset}).v;
+}
+
 }  // namespace axon::verify

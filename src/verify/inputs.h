@@ -26,4 +26,9 @@ bool parse_distribution(const std::string& name, Distribution* out);
 /// parameter's dtype, bools are 0/1, ints small.
 std::vector<ir::Tensor> random_inputs(const ir::Graph& g, uint64_t seed, Distribution dist = Distribution::Normal);
 
+/// Every floating-point value of `inputs` as x * scale + offset, rounded to
+/// its tensor's dtype (offset 1000: the large_mean inputs of the gate and
+/// of optimize's check of rewritten variants).
+void scale_and_shift(std::vector<ir::Tensor>& inputs, double scale, double offset);
+
 }  // namespace axon::verify
