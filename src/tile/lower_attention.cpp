@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "support/diagnostic.h"
 #include "tile/masked_blocks.h"
@@ -164,12 +165,19 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
   // The score the softmax takes at row i, column j of the block.
   const Value X = score({v("b"), row0 + v("i"), kg * c(bk) + v("j")}, load(S, {v("i"), v("j")}),
                         two ? load(S2, {v("i"), v("j")}) : f32(0), extras);
-  // The online softmax's step over the block's rows, for score x.
-  auto softmax_of = [&](const Value& x) {
-  Stmt row_max = loop("j", c(bk), Stmt::accumulate(mx, {}, ir::Combine::Max, x), LoopKind::Vectorized);
-  Stmt probs = loop("j", c(bk), Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {x, load(ms, {})})})),
-                                           Stmt::accumulate(sum, {}, ir::Combine::Sum, load(S, {v("i"), v("j")}))}),
+  // The online softmax's step over the block's rows, for score x. With
+  // `keys`, row i's scores are x for its first keys(i) keys and masked
+  // (-inf) after them: the max and the sum run over those keys alone, and
+  // the masked probabilities are stored as the 0 = exp(-inf - ms) they are.
+  auto softmax_of = [&](const Value& x, const std::optional<Index>& keys = std::nullopt) {
+  const Index kept = keys ? *keys : c(bk);
+  Stmt row_max = loop("j", kept, Stmt::accumulate(mx, {}, ir::Combine::Max, x), LoopKind::Vectorized);
+  Stmt probs = loop("j", kept, Stmt::seq({Stmt::store(S, {v("i"), v("j")}, apply(ir::Op::Exp, {apply(ir::Op::Sub, {x, load(ms, {})})})),
+                                          Stmt::accumulate(sum, {}, ir::Combine::Sum, load(S, {v("i"), v("j")}))}),
                     LoopKind::Vectorized);
+  // The masked keys from the block's last one down (j = bk - 1 - jz, so
+  // that the index is bounded by bk - 1 whatever keys(i) is).
+  if (keys) probs = Stmt::seq({probs, loop("jz", c(bk) - kept, Stmt::store(S, {v("i"), c(bk - 1) - v("jz")}, f32(0)))});
   Stmt rescale_o = loop("e", c(a.Dv), Stmt::store(Oacc, {v("i"), v("e")}, apply(ir::Op::Mul, {load(Oacc, {v("i"), v("e")}), load(alpha, {})})),
                         LoopKind::Vectorized);
   return loop("i", c(bq), Stmt::seq({
@@ -230,11 +238,16 @@ Kernel lower_attention(const AttentionShape& a, const AttentionSchedule& s, cons
       std::optional<Index> u = key_blocks_unmasked(*m, v("qb"), bq, bk, nb);
       std::optional<Value> plain = unmasked_score(X);
       if (!split && u && plain && !(u->is_const() && u->value() == 0)) {
+        // In the blocks it cuts, each row's keys before its cut take the
+        // score without the comparison too, and the rest are skipped.
+        const std::optional<Index> keys = keys_unmasked(*m, row0 + v("i"), kg * c(bk), bk);
+        const Stmt cut = keys ? softmax_of(*plain, keys) : softmax_of(X);
         key_loops = Stmt::seq({loop("kb", *u, Stmt::seq({scores, softmax_of(*plain), values})),
                                loop("km", key_blocks - *u,
-                                    substitute_var(Stmt::seq({scores, softmax_of(X), values}), "kb",
+                                    substitute_var(Stmt::seq({scores, cut, values}), "kb",
                                                      min(v("km") + *u, c(nb - 1))))});
-        skipping += ", those it hides nothing in computed without it";
+        skipping += keys ? ", those it hides nothing in computed without it, and in those it cuts each row's kept keys"
+                         : ", those it hides nothing in computed without it";
       }
     }
   std::vector<Stmt> query_block = {init};

@@ -124,6 +124,17 @@ std::optional<Index> key_blocks_unmasked(const AffineMask& m, const Index& qb, i
   return min(unmasked, Index(blocks));
 }
 
+std::optional<Index> keys_unmasked(const AffineMask& m, const Index& row, const Index& key0, int64_t bk) {
+  if (m.a_j <= 0 || m.a_i > 0 || bk <= 0) return std::nullopt;
+  // Key j of the block is masked when a_i row + a_j (key0 + j) + c >= 0,
+  // j >= ceil((-a_i row - c) / a_j) - key0.
+  const int64_t n0 = m.a_j - 1 - m.c;  // the ceiling's numerator at row 0
+  if (n0 < 0) return std::nullopt;
+  const Index n = (row * Index(-m.a_i) + Index(n0)) / Index(m.a_j) - key0;
+  const Index at_least_0 = min(Index(0), n * Index(-1)) * Index(-1);  // max(0, n)
+  return min(at_least_0, Index(bk));
+}
+
 std::optional<Value> unmasked_score(const Value& score) {
   if (passes_through(score)) {
     std::optional<Value> inner = unmasked_score(score.args()[0]);

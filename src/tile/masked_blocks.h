@@ -47,6 +47,14 @@ std::optional<Index> key_blocks_needed(const AffineMask& m, const Index& qb, int
 /// qb = 0 would need a division of a negative value.
 std::optional<Index> key_blocks_unmasked(const AffineMask& m, const Index& qb, int64_t bq, int64_t bk, int64_t blocks);
 
+/// The number of leading keys of the key block starting at key `key0` (bk
+/// keys) that the same mask hides nothing of in query row `row`, as an
+/// Index: clamp(ceil((-a_i row - c) / a_j) - key0, 0, bk). The mask grows
+/// with the key, so every key of the block after them is masked in that
+/// row. nullopt where key_blocks_needed is, or where the ceiling's
+/// numerator at row 0 is negative (kept a division of non-negative values).
+std::optional<Index> keys_unmasked(const AffineMask& m, const Index& row, const Index& key0, int64_t bk);
+
 /// A masked score (affine_mask recognises it) with its where(cond, -inf, x)
 /// replaced by x: its value wherever cond is false, without the mask's
 /// comparison (a block key_blocks_unmasked counts). nullopt otherwise.

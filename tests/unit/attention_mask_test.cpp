@@ -125,6 +125,24 @@ TEST(attention_mask, IotaMasksAreComputedInTheKernel) {
   EXPECT_EQ(st.attention.computed, std::vector<bool>{false});
 }
 
+// Whether a value of the kernel orders two numbers (<, <=, >, >=): the
+// comparison of a mask (the online softmax's own test of its maximum is an
+// equality).
+bool compares(const tile::Kernel& k) {
+  bool found = false;
+  std::function<void(const tile::Value&)> value = [&](const tile::Value& x) {
+    if (!x.defined() || x.kind() != tile::ValueKind::Apply) return;
+    const ir::Op o = x.op().op;
+    found = found || o == ir::Op::Lt || o == ir::Op::Le || o == ir::Op::Gt || o == ir::Op::Ge;
+    for (const tile::Value& a : x.args()) value(a);
+  };
+  tile::visit(k.body, [&](const tile::Stmt& s) {
+    value(s.node().value);
+    value(s.node().alpha);
+  });
+  return found;
+}
+
 TEST(attention_mask, WhollyMaskedKeyBlocksAreLeftOut) {
   for (const MaskCase& c : kCases) {
     ir::Graph g = test::parse(kHead + c.mask + kTail);
@@ -142,6 +160,7 @@ TEST(attention_mask, WhollyMaskedKeyBlocksAreLeftOut) {
           ASSERT_TRUE(e && e->is_const()) << what;
           EXPECT_EQ(e->value(), 256 / bk) << what;
           EXPECT_FALSE(loop_extent(k, "km").has_value()) << what;
+          EXPECT_TRUE(compares(k)) << what;
           continue;
         }
         // Exactly the blocks that hold an unmasked score (for some block
@@ -157,6 +176,9 @@ TEST(attention_mask, WhollyMaskedKeyBlocksAreLeftOut) {
           EXPECT_EQ(e, blocks_needed(c, qb, bq, bk)) << what << " qb " << qb;
           skipped += 256 / bk - e;
         }
+        // The blocks the mask cuts compare nothing either: each row's kept
+        // keys are a range of their own (tile::keys_unmasked).
+        EXPECT_FALSE(compares(k)) << what;
       }
     EXPECT_EQ(skipped > 0, c.skips) << c.name;
   }
@@ -209,6 +231,21 @@ TEST(attention_mask, BlockCountOfACausalMask) {
       for (int64_t qb = 0; qb < 1024 / bq; ++qb)
         EXPECT_EQ(u->eval({{"qb", qb}}), (qb * bq + 1) / bk) << bq << " " << bk << " " << qb;
     }
+  // Within a block, the keys of a row before its first masked one.
+  for (const tile::AffineMask m : {causal, tile::AffineMask{-1, 1, -70}, tile::AffineMask{-1, 2, -101}})
+    for (int64_t bk : {16, 64}) {
+      std::optional<tile::Index> n = tile::keys_unmasked(m, tile::Index::var("i"), tile::Index::var("k0"), bk);
+      ASSERT_TRUE(n.has_value());
+      for (int64_t i = 0; i < 256; i += 3)
+        for (int64_t k0 = 0; k0 < 512; k0 += bk) {
+          int64_t kept = 0;
+          while (kept < bk && m.a_i * i + m.a_j * (k0 + kept) + m.c < 0) ++kept;
+          EXPECT_EQ(n->eval({{"i", i}, {"k0", k0}}), kept) << m.a_j << " " << m.c << " bk " << bk << " i " << i << " k0 " << k0;
+        }
+    }
+  // A mask that hides keys before the row (c > a_j - 1) would need a
+  // division of a negative value: not taken.
+  EXPECT_FALSE(tile::keys_unmasked({-1, 1, 5}, tile::Index::var("i"), tile::Index(0), 64).has_value());
   // A mask that shrinks as the key grows is not a suffix of blocks.
   EXPECT_FALSE(tile::key_blocks_needed({1, -1, 0}, tile::Index::var("qb"), 64, 64, 16).has_value());
 }
