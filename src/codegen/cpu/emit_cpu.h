@@ -25,7 +25,7 @@ namespace axon::codegen {
 /// The tuning database keys its rows by it: bump it whenever the same
 /// schedule starts to give different code, so that stored times are not
 /// read against new kernels.
-inline constexpr int kCodegenVersion = 11;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels; 6: GEMMs, layout copies and attention as tile programs; 7: masks computed in attention, masked key blocks skipped; 8: GEMMs with their elementwise epilogues; 9: row stages as tile programs (knob tile), loops kernels with chained vector reductions, lane-wide sum blocks, tuples, exp2 and reciprocal lowerings, hardware max; 10: QK-norm inside attention; 11: row stages only as tile programs (no knob tile or row_group), nt_store, row_block and prefetch_pass as the passes stream_stores, parallel_chunks and prefetch_next_rows
+inline constexpr int kCodegenVersion = 12;  // 4: tile-IR loop kernels for what no generator takes; 5: and as a choice beside row kernels; 6: GEMMs, layout copies and attention as tile programs; 7: masks computed in attention, masked key blocks skipped; 8: GEMMs with their elementwise epilogues; 9: row stages as tile programs (knob tile), loops kernels with chained vector reductions, lane-wide sum blocks, tuples, exp2 and reciprocal lowerings, hardware max; 10: QK-norm inside attention; 11: row stages only as tile programs (no knob tile or row_group), nt_store, row_block and prefetch_pass as the passes stream_stores, parallel_chunks and prefetch_next_rows; 12: the blocks a mask cuts by each row's kept keys
 
 /// One stage's kernel as a tile program, with what printing and the
 /// report need: its title and kind, the vectors per tuple of its vector
