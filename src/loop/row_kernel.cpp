@@ -9,17 +9,12 @@ namespace axon::loop {
 
 using namespace axon::ir;
 
-const char* flat_index(Level l) {
-  switch (l) {
-    case Level::Row: return "r * cols + c";
-    case Level::RowTile: return "(r % tile_rows) * cols + c";
-    case Level::PerRow: return "r";
-    case Level::PerCol: return "c";
-    default: return "0";
-  }
-}
-
 namespace {
+
+// How a value varies over the (row r, column c) iteration space. RowTile:
+// rows that repeat with period tile_rows (a [1, R, C] buffer broadcast to
+// [B, R, C]).
+enum class Level { None, Uniform, PerRow, PerCol, Row, RowTile };
 
 RowKernel fail(RowKernel k, const std::string& why) {
   k.ok = false;
@@ -48,11 +43,11 @@ int op_weight(Op op) {
 RowKernel plan_row_kernel(const Graph& g) {
   RowKernel k;
   const int n = g.size();
-  k.live.assign(n, false);
-  for (NodeId o : g.outputs) k.live[o] = true;
+  std::vector<bool> live(n, false);
+  for (NodeId o : g.outputs) live[o] = true;
   for (NodeId i = n - 1; i >= 0; --i)
-    if (k.live[i])
-      for (NodeId a : g[i].args) k.live[a] = true;
+    if (live[i])
+      for (NodeId a : g[i].args) live[a] = true;
   if (g.outputs.empty()) return fail(k, "no outputs");
 
   // The iteration space: the largest live value (first such output, else
@@ -61,19 +56,20 @@ RowKernel plan_row_kernel(const Graph& g) {
   for (NodeId o : g.outputs)
     if (g[o].type.numel() > g[big].type.numel()) big = o;
   for (NodeId i = 0; i < n; ++i)
-    if (k.live[i] && g[i].op == Op::Param && g[i].type.numel() > g[big].type.numel()) big = i;
+    if (live[i] && g[i].op == Op::Param && g[i].type.numel() > g[big].type.numel()) big = i;
   const Type& bt = g[big].type;
   if (bt.rank() == 0 || bt.numel() == 0) return fail(k, "the largest value is 0-d or empty");
   if (bt.shape.back() < 2) return fail(k, "rows of one element");
   k.cols = bt.shape.back();
   k.rows = bt.numel() / k.cols;
+  int64_t tile_rows = 0;  // the period of RowTile values (0: none)
 
   auto size_of = [&](Level l) -> int64_t {
     switch (l) {
       case Level::Row: return k.rows * k.cols;
       case Level::PerRow: return k.rows;
       case Level::PerCol: return k.cols;
-      case Level::RowTile: return k.tile_rows * k.cols;
+      case Level::RowTile: return tile_rows * k.cols;
       default: return 1;
     }
   };
@@ -94,10 +90,9 @@ RowKernel plan_row_kernel(const Graph& g) {
     else return fail(k, "output %" + std::to_string(o) + " is neither per element nor per row");
   }
 
-  k.level.assign(n, Level::None);
-  k.param_levels.assign(n, {});
+  std::vector<std::vector<Level>> param_levels(n);
   for (NodeId i = n - 1; i >= 0; --i) {
-    if (!k.live[i]) continue;
+    if (!live[i]) continue;
     const Node& nd = g[i];
     const std::string at = "%" + std::to_string(i) + " (" + std::string(op_name(nd.op)) + ")";
     const bool is_out = std::find(g.outputs.begin(), g.outputs.end(), i) != g.outputs.end();
@@ -107,13 +102,12 @@ RowKernel plan_row_kernel(const Graph& g) {
     if (nd.op == Op::Param || nd.op == Op::Constant) {
       for (Level l : demand[i])
         if (nd.op == Op::Param && nd.type.numel() != size_of(l)) return fail(k, at + " is read at a level of another size");
-      k.param_levels[i] = demand[i];
+      param_levels[i] = demand[i];
       continue;
     }
     if (demand[i].size() > 1) return fail(k, at + " is needed at two levels");
     const Level l = demand[i][0];
     if (nd.type.numel() != size_of(l)) return fail(k, at + " does not have the size of its level");
-    k.level[i] = l;
     if (nd.op == Op::Iota) return fail(k, at + ": iota is not in the row-kernel form");
     if (nd.op == Op::Cast) {
       DType from = g[nd.args[0]].type.dtype;
@@ -121,7 +115,6 @@ RowKernel plan_row_kernel(const Graph& g) {
     }
     if (is_elementwise(nd.op)) {
       for (NodeId a : nd.args) need(a, l);
-      if (nd.op != Op::Param) k.ops_per_element += (l == Level::Row || l == Level::PerCol || l == Level::RowTile) ? op_weight(nd.op) : 0;
     } else if (is_reduction(nd.op)) {
       const Type& in = g[nd.args[0]].type;
       if (l != Level::PerRow) return fail(k, at + ": only reductions to one value per row are fused");
@@ -154,8 +147,8 @@ RowKernel plan_row_kernel(const Graph& g) {
         const int64_t period = in.numel() / k.cols;
         if (per_row && l == Level::Row) need(nd.args[0], Level::PerRow);
         else if (per_col) need(nd.args[0], Level::PerCol);
-        else if (tile && l == Level::Row && (k.tile_rows == 0 || k.tile_rows == period) && k.rows % period == 0) {
-          k.tile_rows = period;
+        else if (tile && l == Level::Row && (tile_rows == 0 || tile_rows == period) && k.rows % period == 0) {
+          tile_rows = period;
           need(nd.args[0], Level::RowTile);
         } else {
           return fail(k, at + ": broadcasts along a middle axis");
@@ -169,11 +162,8 @@ RowKernel plan_row_kernel(const Graph& g) {
   }
   std::reverse(k.reductions.begin(), k.reductions.end());
   for (NodeId i = 0; i < n; ++i)
-    if (k.live[i] && (g[i].op == Op::Param || std::find(g.outputs.begin(), g.outputs.end(), i) != g.outputs.end()))
-      k.min_bytes += g[i].type.numel() * dtype_bytes(g[i].type.dtype);
-  for (NodeId i = 0; i < n; ++i)
-    if (k.live[i] && g[i].op == Op::Param &&
-        std::find(k.param_levels[i].begin(), k.param_levels[i].end(), Level::Row) != k.param_levels[i].end())
+    if (live[i] && g[i].op == Op::Param &&
+        std::find(param_levels[i].begin(), param_levels[i].end(), Level::Row) != param_levels[i].end())
       k.row_params.push_back(i);
   k.ok = true;
   return k;

@@ -5,19 +5,18 @@
 /// maps, broadcasts, keepdims reshapes and reductions over the last axis, so
 /// that softmax, layernorm, rmsnorm or add+layernorm read each input row
 /// from memory once: every pass after the first re-reads the row while it
-/// sits in L1/L2. plan_row_kernel decides, for each live node, the Level at
-/// which it varies (which sets its place: Uniform and PerRow values are
-/// scalars in registers, Row and PerCol values are vectors recomputed inside
-/// each pass that needs them, never materialised), and the passes: one per
-/// reduction, in topological order, then one that stores the row outputs.
+/// sits in L1/L2. plan_row_kernel decides whether a graph is in that form,
+/// by giving each live node the level at which it varies over (row r,
+/// column c): uniform or per row (a scalar), per column, per element, or per
+/// element of rows that repeat (a [1, R, C] value broadcast to [B, R, C]);
+/// and lists the passes: one per reduction, in topological order, then one
+/// that stores the row outputs. The partitioner makes such a graph a row
+/// stage, whose tile program (tile/lower_graph.h) the row knobs schedule.
 ///
-/// Requires: a verified graph. Ensures: when ok, every live node has exactly
-/// one Level (Params and Constants may be read at several), element (r, c)
-/// of a node at Level L is at flat index flat_index(L) of its buffer, and
-/// every dtype is f32 (bool for intermediates and parameters: a bool
-/// parameter is read as 1.0f / 0.0f, the truth values of the emitters). When not ok, `why` says
-/// what is outside the row-kernel form (docs/loop_ir.md) and the caller
-/// falls back to one loop nest per node.
+/// Requires: a verified graph. Ensures: when ok, every live node varies at
+/// exactly one level (Params and Constants may be read at several) and
+/// every dtype is f32 (bool for intermediates and parameters). When not ok,
+/// `why` says what is outside the row-kernel form (docs/loop_ir.md).
 #pragma once
 
 #include <cstdint>
@@ -28,37 +27,15 @@
 
 namespace axon::loop {
 
-/// How a value varies over the (row r, column c) iteration space; also
-/// where it lives: Uniform and PerRow in scalar registers, Row and PerCol in
-/// vector registers inside a pass.
-/// RowTile: a value whose rows repeat with period tile_rows (a [1, R, C]
-/// buffer broadcast to [B, R, C]); a vector like Row.
-enum class Level { None, Uniform, PerRow, PerCol, Row, RowTile };
-
-/// "r * cols + c", "(r % tile_rows) * cols + c", "r", "c" or "0": the flat
-/// element of a buffer at Level l.
-const char* flat_index(Level l);
-
 struct RowKernel {
   bool ok = false;
   std::string why;     // when !ok
   int64_t rows = 0, cols = 0;
-  int64_t tile_rows = 0;  // the period of RowTile values (0: none)
-  std::vector<bool> live;              // per node
-  std::vector<Level> level;            // per node (None: not live, or a Param read at param_levels)
-  std::vector<std::vector<Level>> param_levels;  // per node: the Levels a Param/Constant is read at
   std::vector<ir::NodeId> reductions;  // one pass each, in topological order
   std::vector<ir::NodeId> row_outputs; // outputs stored by the last pass
-  /// The live Params read a whole row at a time (Level::Row), ascending:
-  /// the streams a row brings in from memory.
+  /// The live Params read a whole row at a time: the streams a row brings
+  /// in from memory, ascending.
   std::vector<ir::NodeId> row_params;
-  /// Bytes moved to and from memory when each input is read once and each
-  /// output written once.
-  int64_t min_bytes = 0;
-  /// Vector instructions per (r, c) of the elementwise ops at vector
-  /// levels: one per arithmetic op, the length of its routine for a
-  /// transcendental (op_weight); the compute half of the cost model.
-  int64_t ops_per_element = 0;
   int passes() const { return static_cast<int>(reductions.size()) + (row_outputs.empty() ? 0 : 1); }
 };
 

@@ -31,7 +31,7 @@ const std::set<std::string>& taken_names() {
       "INT32_MAX", "INT64_MIN", "INT64_MAX", "memcpy", "exp", "expf", "log", "logf", "sqrt", "sqrtf",
       "tanh", "tanhf", "sin", "sinf", "cos", "cosf", "floor", "floorf", "fabs", "fabsf", "pow", "powf",
       "isnan", "nextafter", "nearbyint",
-      // locals of generated code (the row kernel's r, c, m, cols, ...)
+      // short names of locals and helpers in generated code and its headers
       "i", "acc", "x", "r", "c", "m", "w", "cols", "lanes", "acc_s", "tile_rows", "src", "dst", "in", "out",
       "in_off", "out_off", "idx", "rem", "ib", "jb", "ie", "je", "ii", "j", "nt", "rg", "rg_n", "rg_lead", "c_",
       "c_end", "nan"};
@@ -48,11 +48,11 @@ bool is_generated_name(const std::string& s) {
   if (s.size() >= 2 && s[0] == '_' && (s[1] == '_' || std::isupper(static_cast<unsigned char>(s[1]))))
     return true;  // reserved for the implementation
   if (s.rfind("out", 0) == 0 && all_digits(s, 3)) return true;
-  // The row kernel's accumulators and NaN masks: acc1, acc_s_2, acc1_3, nan_0
+  // Accumulators and NaN masks: acc1, acc_s_2, acc1_3, nan_0
   // (never ending in '_', so that appending one makes a name free).
   static const std::regex accumulator(R"((acc|nan)[0-9]*(_s)?(_[0-9]+)?)");
   if (std::regex_match(s, accumulator)) return true;
-  // t<N>, i<N>, r<N>: naive buffers and loops; s<N>, v<N>: row-kernel scalars and vectors.
+  // t<N>, i<N>, r<N>: buffers and loops of the tile programs; s<N>, v<N>: scalars and vectors.
   if ((s[0] == 't' || s[0] == 'i' || s[0] == 'r' || s[0] == 's' || s[0] == 'v') && all_digits(s, 1)) return true;
   if (s[0] == 't' && s.size() > 5 && s.compare(s.size() - 4, 4, "_buf") == 0 &&
       all_digits(s.substr(0, s.size() - 4), 1))
