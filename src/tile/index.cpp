@@ -1,6 +1,8 @@
 #include "tile/index.h"
 
 #include <algorithm>
+#include <memory>
+#include <utility>
 #include <stdexcept>
 
 namespace axon::tile {
@@ -376,32 +378,103 @@ Index flat_index(const std::vector<int64_t>& shape, const std::vector<Index>& id
   return off;
 }
 
-std::optional<Affine> as_affine(const Index& e) {
+namespace {
+
+// An affine form whose terms may also be E / B and E % B of a literal B > 0
+// and an E of this form, kept apart by (E's text, B) until as_affine pairs
+// them (E itself may hold such terms: loops collapsed twice).
+struct Terms {
+  struct Part {
+    std::shared_ptr<const Terms> of;  // E
+    int64_t k = 0;                    // the term's coefficient
+  };
+  using Key = std::pair<std::string, int64_t>;
+  int64_t constant = 0;
+  std::map<std::string, int64_t> coef;
+  std::map<Key, Part> quotients, remainders;
+
+  bool only_constant() const { return coef.empty() && quotients.empty() && remainders.empty(); }
+  // this += m * o
+  void add(const Terms& o, int64_t m) {
+    constant += m * o.constant;
+    for (const auto& [v, c] : o.coef) coef[v] += m * c;
+    for (const auto& [x, p] : o.quotients) quotients.emplace(x, Part{p.of, 0}).first->second.k += m * p.k;
+    for (const auto& [x, p] : o.remainders) remainders.emplace(x, Part{p.of, 0}).first->second.k += m * p.k;
+  }
+};
+
+std::optional<Terms> terms_of(const Index& e) {
   switch (e.kind()) {
-    case IndexKind::Const: return Affine{e.value(), {}};
-    case IndexKind::Var: return Affine{0, {{e.name(), 1}}};
+    case IndexKind::Const: {
+      Terms t;
+      t.constant = e.value();
+      return t;
+    }
+    case IndexKind::Var: {
+      Terms t;
+      t.coef[e.name()] = 1;
+      return t;
+    }
     case IndexKind::Add: {
-      auto a = as_affine(e.a()), b = as_affine(e.b());
+      auto a = terms_of(e.a()), b = terms_of(e.b());
       if (!a || !b) return std::nullopt;
-      a->constant += b->constant;
-      for (auto& [v, c] : b->coef) a->coef[v] += c;
+      a->add(*b, 1);
       return a;
     }
     case IndexKind::Mul: {
-      auto a = as_affine(e.a()), b = as_affine(e.b());
+      auto a = terms_of(e.a()), b = terms_of(e.b());
       if (!a || !b) return std::nullopt;
-      if (!b->coef.empty() && !a->coef.empty()) return std::nullopt;
-      if (!a->coef.empty() || b->coef.empty()) {
-        for (auto& [v, c] : a->coef) c *= b->constant;
-        a->constant *= b->constant;
-        return a;
-      }
-      for (auto& [v, c] : b->coef) c *= a->constant;
-      b->constant *= a->constant;
-      return b;
+      if (!a->only_constant() && !b->only_constant()) return std::nullopt;
+      if (a->only_constant()) std::swap(a, b);
+      Terms t;
+      t.add(*a, b->constant);
+      return t;
+    }
+    case IndexKind::Div:
+    case IndexKind::Mod: {
+      if (!e.b().is_const() || e.b().value() <= 0) return std::nullopt;
+      std::optional<Terms> of = terms_of(e.a());
+      if (!of) return std::nullopt;
+      Terms t;
+      (e.kind() == IndexKind::Div ? t.quotients : t.remainders)[{e.a().str(), e.b().value()}] =
+          Terms::Part{std::make_shared<const Terms>(std::move(*of)), 1};
+      return t;
     }
     default: return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::optional<Affine> as_affine(const Index& e) {
+  std::optional<Terms> t = terms_of(e);
+  if (!t) return std::nullopt;
+  // E = B (E / B) + E % B, with floor division as with C's truncating one:
+  // k B (E / B) + k (E % B) is k E, whose own pairs may then meet.
+  for (bool paired = true; paired;) {
+    paired = false;
+    std::vector<Terms::Key> keys;
+    for (const auto& [x, r] : t->remainders)
+      if (r.k != 0) keys.push_back(x);
+    for (const Terms::Key& x : keys) {
+      Terms::Part& r = t->remainders.at(x);
+      auto q = t->quotients.find(x);
+      if (q == t->quotients.end() || q->second.k != r.k * x.second) continue;
+      const int64_t k = r.k;
+      const std::shared_ptr<const Terms> of = r.of;
+      r.k = 0, q->second.k = 0;
+      t->add(*of, k);
+      paired = true;
+    }
+  }
+  for (const auto& [x, q] : t->quotients)
+    if (q.k != 0) return std::nullopt;
+  for (const auto& [x, r] : t->remainders)
+    if (r.k != 0) return std::nullopt;
+  Affine a;
+  a.constant = t->constant;
+  a.coef = t->coef;
+  return a;
 }
 
 }  // namespace axon::tile

@@ -97,7 +97,9 @@ Index simplify(const Index& e, const std::map<std::string, Interval>& ranges);
 /// sum idx[d] * stride[d].
 Index flat_index(const std::vector<int64_t>& shape, const std::vector<Index>& idx);
 
-/// `e` as constant + sum coef * var when it is affine in its variables.
+/// `e` as constant + sum coef * var when it is affine in its variables; a
+/// pair k B (E / B) + k (E % B) of an affine E counts as k E (a loop over
+/// two axes collapsed into one: tile/passes/collapse_loops.h).
 struct Affine {
   int64_t constant = 0;
   std::map<std::string, int64_t> coef;

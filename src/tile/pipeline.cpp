@@ -5,6 +5,7 @@
 #include "support/diagnostic.h"
 #include "tile/lower_graph.h"
 #include "tile/passes/cascade_sums.h"
+#include "tile/passes/collapse_loops.h"
 #include "tile/passes/exp2_scaled.h"
 #include "tile/passes/fuse_loops.h"
 #include "tile/passes/inline_maps.h"
@@ -55,6 +56,8 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
     p.push_back({"fuse_loops", "adjacent loops over the same rows become one loop", fuse_loops});
     p.push_back({"shrink_buffers", "a buffer used within one row becomes a per-row scratch", shrink_buffers});
   }
+  p.push_back({"collapse_loops", "a short loop and the loop around it that walk memory as one axis become one loop",
+               collapse_loops});
   p.push_back(cascade_pass(o.vectorize ? kCascadeBlock * std::max(1, o.sum_partials) : kCascadeBlock));
   const Pass interchange = {"interchange_sums",
                             "a sum over a strided axis accumulates in place, its loops outside the kept ones",
