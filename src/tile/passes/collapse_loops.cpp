@@ -74,6 +74,11 @@ class Collapser {
     const std::string& av = a->var;
     const std::string& bv = (*b)->var;
     const Stmt body = (*b)->body.at(0);
+    // b innermost: a nest around a loop of its own (a sum over a strided
+    // axis, per kept element) is interchange_sums' to reorder.
+    bool inner_loop = false;
+    visit(body, [&](const Stmt& x) { inner_loop = inner_loop || x.kind() == StmtKind::For; });
+    if (inner_loop) return std::nullopt;
     if (used_beyond_accesses(body, av) || used_beyond_accesses(body, bv)) return std::nullopt;
     const std::string f = fresh(av + bv);
     const Index q = Index::var(f) / Index(B), r = Index::var(f) % Index(B);

@@ -2,8 +2,10 @@
 // as one axis become one loop, so that its vector lanes run full.
 //
 /// A serial loop `a` over [0, A) that is itself inside a loop and whose body
-/// is one serial loop `b` over [0, B), both of constant extent, with B
-/// shorter than kCollapseBelow, becomes one serial loop over [0, A B) whose
+/// is one innermost serial loop `b` over [0, B) (no loop in its body: a
+/// nest around a strided sum per kept element is interchange_sums' to
+/// reorder), both of constant extent, with B shorter than kCollapseBelow,
+/// becomes one serial loop over [0, A B) whose
 /// variable f stands for a = f / B and b = f % B, when in every element
 /// access of the nest that uses a or b the flat offset is then affine in f
 /// (a's stride is B times b's: 28 x 28 spatial axes of an NCHW tensor, a
