@@ -105,6 +105,10 @@ TEST(tile_collapse_loops, LoopsThatWalkMemoryOtherwiseStay) {
   Collapsed i = run("import numpy as np\n\ndef f(x: \"f32[5, 6, 7]\"):\n"
                     "    return x + np.arange(7, dtype=np.float32)\n");
   EXPECT_EQ(tile::print(i.after), tile::print(i.before));
+  // Kept pixels around a sum over channels: interchange_sums' nest.
+  Collapsed k = run("import numpy as np\n\ndef f(x: \"f32[2, 6, 7, 7]\"):\n"
+                    "    return np.sum(x * x, axis=1)\n");
+  EXPECT_EQ(tile::print(k.after), tile::print(k.before));
   // A long inner loop is left for vectorize as it is.
   Collapsed l = run("import numpy as np\n\ndef f(x: \"f32[3, 4, 256]\"):\n"
                     "    return x * 2.0\n");
