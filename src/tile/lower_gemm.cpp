@@ -96,14 +96,21 @@ class GemmLowering {
     std::vector<Stmt> slice;
     if (s_.pack_b) slice.push_back(pack_b());
     if (par_rows_) {
-      // Each thread owns a contiguous range of R rows (a multiple of mr);
-      // only as many threads as ranges are started.
-      const int64_t R = ceil_div(ceil_div(g_.M, s_.threads), s_.mr) * s_.mr;
-      const int64_t ranges = ceil_div(g_.M, R);
-      std::vector<Stmt> body;
-      if (s_.pack_a) body.push_back(Stmt::alloc(Apack_));
-      body.push_back(row_blocks(v("t") * c(R), min(c(R), c(g_.M) - v("t") * c(R))));
-      slice.push_back(loop("t", c(ranges), Stmt::seq(std::move(body)), LoopKind::Parallel, s_.threads));
+      // Each thread owns a contiguous range of R rows, the same number of
+      // mr-row panels each (the last range fewer); only as many threads as
+      // ranges are started. With A read in place the panel an edge of M
+      // cuts is not in any range (edge_panel, below), so the whole panels
+      // are what is dealt: M = 256 at mr = 6 is 21 and 21 panels, not 22
+      // and 20 (ranges rounded from M / threads).
+      const int64_t rows = a_edge_ ? g_.M / s_.mr * s_.mr : g_.M;
+      if (rows > 0) {
+        const int64_t R = ceil_div(ceil_div(rows, s_.mr), s_.threads) * s_.mr;
+        const int64_t ranges = ceil_div(rows, R);
+        std::vector<Stmt> body;
+        if (s_.pack_a) body.push_back(Stmt::alloc(Apack_));
+        body.push_back(row_blocks(v("t") * c(R), min(c(R), c(rows) - v("t") * c(R))));
+        slice.push_back(loop("t", c(ranges), Stmt::seq(std::move(body)), LoopKind::Parallel, s_.threads));
+      }
       // The panel an edge of M cuts (A in place): after the threads join,
       // on one thread (fewer than mr rows of M).
       if (a_edge_) slice.push_back(Stmt::seq({Stmt::alloc(Apack_), edge_panel()}));
