@@ -31,6 +31,7 @@
 #include "tile/lower_graph.h"
 #include "tile/passes/cascade_sums.h"
 #include "tile/passes/exp2_scaled.h"
+#include "tile/passes/fuse_loops.h"
 #include "tile/passes/inline_maps.h"
 #include "tile/passes/interchange_sums.h"
 #include "tile/passes/mark_loops.h"
@@ -1036,6 +1037,70 @@ TEST(tile_interchange_sums, AKeptAxisTooLongForLanesIsStripMined) {
   prime.outputs = {reduce(prime, Op::ReduceSum, param(prime, 0), {0})};
   Kernel p = tile::cascade_sums(tile::lower_graph(prime, "k"));
   EXPECT_EQ(tile::print(tile::interchange_sums(p)), tile::print(p));
+}
+
+// The top-level loops of `k` that read buffer `b`.
+int top_loops_reading(const Kernel& k, int b) {
+  int n = 0;
+  for (const Stmt& s : k.body->body) {
+    if (s.kind() != StmtKind::For) continue;
+    bool reads = false;
+    tile::visit(s, [&](const Stmt& x) {
+      if (x->value.defined()) reads |= x->value.uses_buffer(b);
+    });
+    n += reads;
+  }
+  return n;
+}
+
+// np.sum(A @ B) as sum_into_contraction rewrites it: the column sums of A
+// dotted with the row sums of B. Both sums loop over 128 (A's columns, B's
+// rows), but the column sum is interchange_sums' to take, so fuse_loops
+// keeps it apart and it becomes lane sums along A's rows; the row sum of B
+// and the row max of C, which read rows, still fuse.
+TEST(tile_fuse_loops, AColumnSumIsNotFusedAndBecomesLaneSums) {
+  Graph g = make_graph({{"A", {DType::F32, {96, 128}}}, {"B", {DType::F32, {128, 80}}}, {"C", {DType::F32, {128, 80}}}});
+  NodeId cols = reduce(g, Op::ReduceSum, param(g, 0), {0});
+  NodeId rows = reduce(g, Op::ReduceSum, param(g, 1), {1});
+  NodeId row_max = reduce(g, Op::ReduceMax, param(g, 2), {1});
+  g.outputs = {einsum(g, "k,k->", cols, rows), row_max};
+  Kernel lowered = tile::inline_maps(tile::lower_graph(g, "k"));
+  Kernel fused = tile::fuse_loops(lowered);
+  EXPECT_EQ(problems_text(tile::verify(fused)), "");
+  EXPECT_EQ(top_loops_reading(fused, 0), 1) << tile::print(fused);
+  bool a_with_other = false, b_with_c = false;
+  for (const Stmt& s : fused.body->body) {
+    if (s.kind() != StmtKind::For) continue;
+    std::set<int> read;
+    tile::visit(s, [&](const Stmt& x) {
+      if (x->value.defined())
+        x->value.visit_loads([&](const Value& l) { read.insert(l.buffer()); });
+    });
+    a_with_other |= read.count(0) && (read.count(1) || read.count(2));
+    b_with_c |= read.count(1) && read.count(2);
+  }
+  EXPECT_FALSE(a_with_other) << tile::print(fused);
+  EXPECT_TRUE(b_with_c) << tile::print(fused);
+  // Then the column sum accumulates in lanes, its innermost loops along A's
+  // rows (unit stride).
+  Kernel after = tile::interchange_sums(tile::cascade_sums(fused));
+  EXPECT_EQ(problems_text(tile::verify(after)), "");
+  int lane_sums_of_a = 0;
+  for (const LoopInfo& l : loops_of(after)) {
+    if (!l.innermost) continue;
+    tile::visit(l.loop, [&](const Stmt& s) {
+      if (s.kind() != StmtKind::Accumulate || after.buffers[s->buffer].scope != Scope::Scratch) return;
+      s->value.visit_loads([&](const Value& ld) {
+        if (ld.buffer() != 0) return;
+        ++lane_sums_of_a;
+        ASSERT_EQ(ld.idx().back().kind(), tile::IndexKind::Var) << tile::print(after);
+        EXPECT_EQ(ld.idx().back().name(), l.loop->var) << tile::print(after);
+      });
+    });
+  }
+  EXPECT_GT(lane_sums_of_a, 0) << tile::print(after);
+  std::vector<Tensor> in = random_inputs(g, 33);
+  expect_close(tile::interpret(after, in), verify::interpret(g, in), 1e-12, 1e-12, "fused and interchanged");
 }
 
 // ============================================================================

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "tile/passes/interchange_sums.h"
 #include "tile/passes/loop_access.h"
 
 namespace axon::tile {
@@ -37,8 +38,9 @@ bool row_local(const std::vector<Access>& accs, int b, const std::string& var) {
   return true;
 }
 
-bool legal(const Stmt& l1, const Stmt& l2) {
+bool legal(const Kernel& k, const Stmt& l1, const Stmt& l2) {
   if (!fusable_kind(l1) || !fusable_kind(l2) || l1->extent.value() != l2->extent.value()) return false;
+  if (interchanges(k, l1) || interchanges(k, l2)) return false;
   const Stmt& b1 = l1->body.at(0);
   const Stmt& b2 = l2->body.at(0);
   if (binds(b2, l1->var) || binds(b1, l2->var)) return false;
@@ -77,7 +79,7 @@ bool fuse_once(Kernel& k) {
       (top[j].kind() == StmtKind::Alloc ? allocs : top[j].kind() == StmtKind::Free ? frees : comments).push_back(top[j]);
       ++j;
     }
-    if (j >= top.size() || !legal(top[i], top[j])) continue;
+    if (j >= top.size() || !legal(k, top[i], top[j])) continue;
     const std::string var = top[i]->var;
     Stmt second = rename_var(top[j]->body.at(0), top[j]->var, var);
     std::vector<Stmt> inner = {top[i]->body.at(0)};

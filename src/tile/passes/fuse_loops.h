@@ -9,6 +9,11 @@
 /// in its first dimension: then iteration i of the second loop only reads
 /// what iteration i of the first wrote, and fusing keeps every value. The
 /// Allocs between them move before the fused loop and the Frees after it.
+/// A loop that interchange_sums would take alone (a sum down the columns of
+/// its input, `for j { acc = 0; for i { acc += x[i, j] }; t[j] = acc }`) is
+/// never fused: its iterations are columns, not rows, and inside a fused
+/// loop it would stay a strided sum instead of per-lane sums along the rows
+/// (`np.sum(A, 0)` beside `np.sum(B, 1)`, the rewritten `np.sum(A @ B)`).
 /// Repeats while anything fuses.
 #pragma once
 

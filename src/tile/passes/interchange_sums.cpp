@@ -47,6 +47,8 @@ class Interchange {
     });
   }
 
+  bool takes(const Stmt& s) { return s.kind() == StmtKind::For && interchange(s).has_value(); }
+
  private:
   // The fold's shape, checked: Allocs, Stores and Accumulates of Register
   // scalars (the accumulators), serial loops over reduction variables and
@@ -235,6 +237,11 @@ Kernel interchange_sums(const Kernel& k) {
   Interchange pass(&out);
   out.body = pass.walk(k.body);
   return out;
+}
+
+bool interchanges(const Kernel& k, const Stmt& nest) {
+  Kernel scratch = k;  // the trial adds its lane buffers here, not to k
+  return Interchange(&scratch).takes(nest);
 }
 
 }  // namespace axon::tile

@@ -39,4 +39,10 @@ namespace axon::tile {
 
 Kernel interchange_sums(const Kernel& k);
 
+// Whether interchange_sums would take the nest rooted at the loop `nest` of
+// `k` on its own. fuse_loops keeps such a nest apart: its loop walks the
+// columns of what it sums, and fused with another loop the nest would no
+// longer be a fold, so its sum would stay strided.
+bool interchanges(const Kernel& k, const Stmt& nest);
+
 }  // namespace axon::tile
