@@ -9,6 +9,7 @@
 
 #include "rewrite/contraction.h"
 #include "rewrite/rewrite.h"
+#include "rewrite/size_symbols.h"
 #include "support/diagnostic.h"
 
 namespace axon::rewrite {
@@ -542,38 +543,14 @@ Graph resize(const Graph& g, const std::map<int64_t, int64_t>& sizes) {
 }
 
 verify::smt::ProofResult prove_move(const Graph& g, const Move& m, const DiscoverOptions& o) {
-  std::set<int64_t> values;
-  for (const auto& p : g.params)
-    for (int64_t d : p.type.shape)
-      if (d > 1) values.insert(d);
-  std::vector<std::string> dims;
-  std::map<std::string, int64_t> by_name;
-  // A split axis of size v is two symbols, its tiles: v = a + b, a, b >= 1.
-  std::string split_a, split_b;
-  for (int64_t v : values) {
-    if (static_cast<int>(dims.size()) + 2 > verify::smt::kMaxSymbols) break;
-    if (v == m.split_size) {
-      split_a = "n" + std::to_string(v) + "a";
-      split_b = "n" + std::to_string(v) + "b";
-      dims.push_back(split_a);
-      dims.push_back(split_b);
-      continue;
-    }
-    dims.push_back("n" + std::to_string(v));
-    by_name[dims.back()] = v;
-  }
+  const SizeSymbols sym = size_symbols(g, m.split_size);
   verify::smt::RewriteCase c;
   c.name = m.kind;
-  c.dims = dims;
-  c.build = [g, m, by_name, split_a, split_b](const verify::smt::DimSizes& d) {
-    std::map<int64_t, int64_t> sizes;
-    for (const auto& [name, v] : by_name) sizes[v] = d.at(name);
+  c.dims = sym.dims;
+  c.build = [g, m, sym](const verify::smt::DimSizes& d) {
     Move mm = m;
-    if (!split_a.empty()) {
-      sizes[m.split_size] = d.at(split_a) + d.at(split_b);
-      mm.tile = d.at(split_a);
-    }
-    Graph lhs = resize(g, sizes);
+    if (!sym.split_a.empty()) mm.tile = d.at(sym.split_a);
+    Graph lhs = resize(g, sym.at(d));
     std::optional<Graph> rhs = apply_move(lhs, mm);
     if (!rhs) throw InternalError("the move does not apply at these sizes");
     lhs.outputs = g.outputs;

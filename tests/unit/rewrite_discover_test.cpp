@@ -18,6 +18,7 @@
 #include "ir/printer.h"
 #include "loop/row_kernel.h"
 #include "rewrite/rewrite.h"
+#include "rewrite/size_symbols.h"
 #include "transforms/pipeline.h"
 #include "verify/smt/proof_context.h"
 #include "verify/smt/sym_index.h"
@@ -39,17 +40,16 @@ ir::Graph from_source(const std::string& source) {
   return transforms::run_pipeline(std::move(spec.graph));
 }
 
-// Small sizes standing for the parameters' sizes: distinct primes >= 3.
+// Small sizes standing for the parameters' sizes: a distinct small value
+// for each symbol of the proof (size_symbols), so that a size a reshape
+// derives from its parts (m7's 32 = 4 * n8) stays that product.
 std::map<int64_t, int64_t> small_sizes(const ir::Graph& g) {
-  std::set<int64_t> values;
-  for (const auto& p : g.params)
-    for (int64_t d : p.type.shape)
-      if (d > 1) values.insert(d);
   static const int64_t primes[] = {3, 5, 7, 11, 13, 4, 6, 9};
-  std::map<int64_t, int64_t> m;
+  rewrite::SizeSymbols sym = rewrite::size_symbols(g, 0);
+  verify::smt::DimSizes d;
   int i = 0;
-  for (int64_t v : values) m[v] = primes[i++ % 8];
-  return m;
+  for (const std::string& n : sym.dims) d[n] = primes[i++ % 8];
+  return sym.at(d);
 }
 
 // The original and the moved graph agree on random inputs at small sizes.
@@ -316,6 +316,64 @@ TEST(rewrite_discover, IndexDivisionBySumOfSizesFolds) {
   EXPECT_EQ((a + t) / (a + b), SymIndex::literal(0));
   EXPECT_EQ((a + b + t) / (a + b), SymIndex::literal(1));
   EXPECT_ANY_THROW((void)((i1 + t) / (a + b)));  // may reach 2A + 2B - 2: not provably below A + B
+}
+
+// Grouped-query attention splits the 32 query heads into 8 groups of 4
+// (q.reshape(8, 4, 128)). The proof's sizes derive 32 as 4 * n8, so every
+// move on m7 is proved or refused, none unknown, and the three that apply
+// (the transpose into the product, the division after the value product,
+// the online softmax) are proved.
+TEST(rewrite_discover, GroupedQueryHeadsSplitIntoDerivedSizes) {
+  ir::Graph g = workload("m7_gqa_decode");
+  rewrite::SizeSymbols sym = rewrite::size_symbols(g, 0);
+  EXPECT_EQ(sym.dims, (std::vector<std::string>{"n8", "n128", "n4096"}));
+  ASSERT_EQ(sym.derived.size(), 1u);
+  EXPECT_EQ(sym.derived[0].size, 32);
+  EXPECT_EQ(sym.derived[0].times, 4);
+  EXPECT_EQ(sym.derived[0].part, "n8");
+  EXPECT_EQ(sym.at({{"n8", 5}, {"n128", 3}, {"n4096", 7}}),
+            (std::map<int64_t, int64_t>{{8, 5}, {32, 20}, {128, 3}, {4096, 7}}));
+  std::set<std::string> proved;
+  for (const Candidate& c : rewrite::discover(g)) {
+    EXPECT_NE(c.proof.status, verify::smt::ProofStatus::Unknown) << c.move.kind << ": " << c.proof.reason;
+    if (c.proof.status == verify::smt::ProofStatus::Proved) {
+      proved.insert(c.move.kind);
+      expect_same_values(g, c.move);
+    }
+  }
+  EXPECT_EQ(proved, (std::set<std::string>{"transpose-into-contraction", "factor-out-of-contraction", "online-softmax"}));
+  // Parts that do not multiply back into a size (a reshape of [6, 4] into
+  // [4, 6]) derive nothing: every parameter size stays a free symbol.
+  ir::Graph mixed = from_source(R"(
+import numpy as np
+
+def f(x: "f32[6, 4]", w: "f32[6, 3]"):
+    return x.reshape(4, 6) @ w
+)");
+  rewrite::SizeSymbols none = rewrite::size_symbols(mixed, 0);
+  EXPECT_TRUE(none.derived.empty());
+  EXPECT_EQ(none.dims, (std::vector<std::string>{"n3", "n4", "n6"}));
+}
+
+// Derived sizes and reshape strides decode back from their placeholder
+// values: a literal multiple of a size, a product of sizes; and the flat
+// index of a reshape of [4 N, D] into [N, 4, D] divides back into its parts.
+TEST(rewrite_discover, MultiplesAndProductsOfSizesDecode) {
+  using verify::smt::SymIndex;
+  verify::smt::ProofContext ctx({"N", "D"}, {}, 1000, 1000);
+  const int64_t pn = verify::smt::placeholder_size(0), pd = verify::smt::placeholder_size(1);
+  SymIndex n = SymIndex::var("N"), d = SymIndex::var("D");
+  EXPECT_EQ(SymIndex(4 * pn), SymIndex::literal(4) * n);
+  EXPECT_EQ(SymIndex(pn * pd), n * d);
+  EXPECT_EQ(SymIndex(-(4 * pn * pd)), SymIndex() - SymIndex::literal(4) * n * d);
+  EXPECT_EQ(SymIndex(pn + pd + 3), n + d + SymIndex::literal(3));  // sums as before
+  EXPECT_ANY_THROW((void)SymIndex(pn * pn * pn * pd));  // four factors: no reading
+  SymIndex a = SymIndex::var(ctx.fresh_var("o", n));
+  SymIndex b = SymIndex::var(ctx.fresh_var("o", SymIndex::literal(4)));
+  SymIndex e = SymIndex::var(ctx.fresh_var("o", d));
+  SymIndex flat = a * SymIndex(4 * pd) + b * SymIndex(pd) + e;  // [N, 4, D] row-major
+  EXPECT_EQ((flat / SymIndex(pd)) % SymIndex(4 * pn), SymIndex::literal(4) * a + b);
+  EXPECT_EQ(flat % SymIndex(pd), e);
 }
 
 TEST(rewrite_discover, ExploreCombinesPropagationWithLibraryRules) {

@@ -56,8 +56,13 @@ TEST(smt, PlaceholdersDecodeToAffineFormsOverTheSizes) {
   EXPECT_EQ(SymIndex(p["K"] + p["R"]).str(), "K + R");
   EXPECT_EQ(SymIndex(2 * p["M"] - 1).str(), "2*M - 1");
   EXPECT_EQ(SymIndex(int64_t{12}).str(), "12");
-  // A product of two sizes is not affine: refused, not misread.
-  EXPECT_THROW(SymIndex(p["K"] * p["M"]), axon::Diagnostic);
+  // A product of sizes (a reshape's stride) and a literal multiple of one (a
+  // derived size) read back as such, never as a sum; four factors are
+  // refused.
+  EXPECT_EQ(SymIndex(p["K"] * p["M"]).str(), SymIndex(SymIndex::var("K") * SymIndex::var("M")).str());
+  EXPECT_FALSE(SymIndex(p["K"] * p["M"]).is_affine());
+  EXPECT_EQ(SymIndex(8 * p["R"]).str(), "8*R");
+  EXPECT_THROW(SymIndex(p["K"] * p["M"] * p["R"] * p["R"]), axon::Diagnostic);
 }
 
 TEST(smt, IndexArithmeticFoldsOnlyWhatRangesJustify) {

@@ -154,12 +154,26 @@ std::vector<SymIndex> symbolic_shape(const Shape& placeholder_shape) {
   return s;
 }
 
+namespace {
+// The size N when `d` is c N with c > 1 (one size term, no literal part).
+std::string multiple_of(const SymIndex& d) {
+  if (d.is_literal() || !d.is_affine() || d.constant() != 0 || d.terms().size() != 1) return "";
+  const auto& [name, c] = *d.terms().begin();
+  return c > 1 && ProofContext::current().is_size(name) ? name : "";
+}
+}  // namespace
+
 std::vector<std::vector<SymIndex>> output_index_cases(const std::vector<SymIndex>& shape,
-                                                      const std::vector<std::vector<SymIndex>>& boundaries) {
+                                                      const std::vector<std::vector<SymIndex>>& boundaries,
+                                                      bool interleaved) {
   std::vector<std::vector<RangePiece>> per_axis;
+  std::vector<std::string> interleave(shape.size());
   for (size_t a = 0; a < shape.size(); ++a) {
     const SymIndex& d = shape[a];
-    if (d.is_literal() && d.constant() == 1) {
+    if (interleaved && !multiple_of(d).empty()) {
+      interleave[a] = multiple_of(d);
+      per_axis.push_back({{SymIndex(), d, false}});
+    } else if (d.is_literal() && d.constant() == 1) {
       per_axis.push_back({{SymIndex(), SymIndex::literal(1), true}});
     } else if (!is_composite(d)) {
       per_axis.push_back({{SymIndex(), d, false}});  // one variable over the whole axis
@@ -171,8 +185,17 @@ std::vector<std::vector<SymIndex>> output_index_cases(const std::vector<SymIndex
   ProofContext& s = ProofContext::current();
   for (const auto& combo : combos(per_axis)) {
     std::vector<SymIndex> idx;
-    for (const RangePiece& p : combo)
+    for (size_t a = 0; a < combo.size(); ++a) {
+      const RangePiece& p = combo[a];
+      if (!interleave[a].empty()) {
+        const int64_t c = shape[a].terms().begin()->second;
+        SymIndex outer = SymIndex::var(s.fresh_var("o", SymIndex::var(interleave[a])));
+        SymIndex inner = SymIndex::var(s.fresh_var("o", SymIndex::literal(c)));
+        idx.push_back(outer * SymIndex::literal(c) + inner);
+        continue;
+      }
       idx.push_back(p.point ? p.offset : p.offset + SymIndex::var(s.fresh_var("o", p.extent)));
+    }
     cases.push_back(std::move(idx));
   }
   return cases;

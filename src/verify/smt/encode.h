@@ -71,8 +71,12 @@ std::vector<SymIndex> symbolic_shape(const ir::Shape& placeholder_shape);
 
 /// The output index cases of a shape: one fresh variable per axis over its
 /// range, one case per tile of each composite axis (tiles as split_range,
-/// with `boundaries[a]` for axis a when given).
+/// with `boundaries[a]` for axis a when given). With `interleaved`, an axis
+/// of c times one size, c N, is instead one case read as c a + b with
+/// a < N and b < c: the index a reshape merging [N, c] into it divides back
+/// into its parts (c contiguous tiles of N would not).
 std::vector<std::vector<SymIndex>> output_index_cases(const std::vector<SymIndex>& shape,
-                                                      const std::vector<std::vector<SymIndex>>& boundaries = {});
+                                                      const std::vector<std::vector<SymIndex>>& boundaries = {},
+                                                      bool interleaved = false);
 
 }  // namespace axon::verify::smt

@@ -72,6 +72,34 @@ const std::vector<PlaceholderSum>& placeholder_sums() {
   return table;
 }
 
+// Every product of one to three placeholders (all distinct: checked when
+// the table is built), for derived sizes (8 * N) and reshape strides (N * D).
+struct PlaceholderProduct {
+  int64_t value;
+  std::vector<int> members;
+};
+const std::vector<PlaceholderProduct>& placeholder_products() {
+  static const std::vector<PlaceholderProduct> table = [] {
+    std::vector<PlaceholderProduct> out;
+    const auto& p = placeholders();
+    const int n = kMaxSymbols;
+    for (int i = 0; i < n; ++i) {
+      out.push_back({p[i], {i}});
+      for (int j = i; j < n; ++j) {
+        out.push_back({p[i] * p[j], {i, j}});
+        for (int k = j; k < n; ++k) out.push_back({p[i] * p[j] * p[k], {i, j, k}});
+      }
+    }
+    std::vector<int64_t> values;
+    for (const PlaceholderProduct& x : out) values.push_back(x.value);
+    std::sort(values.begin(), values.end());
+    AXON_CHECK(std::adjacent_find(values.begin(), values.end()) == values.end())
+        << "two products of placeholders are equal";
+    return out;
+  }();
+  return table;
+}
+
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
@@ -138,7 +166,21 @@ bool ProofContext::decode(int64_t value, SymIndex* out) const {
     *out = value < 0 ? SymIndex() - r : r;
     return true;
   }
-  return false;
+  // A literal multiple of a product of sizes, when exactly one reads it.
+  const PlaceholderProduct* found = nullptr;
+  int64_t times = 0;
+  for (const PlaceholderProduct& p : placeholder_products()) {
+    if (std::any_of(p.members.begin(), p.members.end(), [&](int m) { return m >= n; })) continue;
+    if (mag % p.value != 0 || mag / p.value >= kLiteralLimit) continue;
+    if (found) return false;
+    found = &p;
+    times = mag / p.value;
+  }
+  if (!found) return false;
+  SymIndex r = SymIndex::literal(times);
+  for (int m : found->members) r = r * SymIndex::var(dims_[m]);
+  *out = value < 0 ? SymIndex() - r : r;
+  return true;
 }
 
 std::string ProofContext::fresh_var(const std::string& prefix, const SymIndex& extent) {

@@ -14,6 +14,10 @@
 // products of two placeholders are far above that range. So a concrete
 // integer that element_def.h derives from the placeholder shapes decodes back
 // to exactly one affine form over the sizes, or is reported as unsupported.
+// Outside that range, a literal multiple c < 5000 of a product of one to
+// three placeholders (a derived size 8 P_N, a reshape's stride P_N P_D)
+// decodes to that multiple of the product of the sizes when it is the only
+// such reading; every product of at most three placeholders is distinct.
 // Literal sizes in a rewrite must stay below 5000.
 #pragma once
 
@@ -92,8 +96,9 @@ class ProofContext {
   bool is_size(const std::string& name) const;
   /// Each size at its placeholder value.
   std::map<std::string, int64_t> placeholder_sizes() const;
-  /// Decodes a concrete integer into an affine form over the sizes; false when
-  /// it is neither a small literal nor a placeholder sum.
+  /// Decodes a concrete integer into an affine form over the sizes, or a
+  /// literal multiple of a product of sizes; false when it is none of a small
+  /// literal, a placeholder sum and one such multiple.
   bool decode(int64_t value, SymIndex* out) const;
 
   // ---- index variables

@@ -47,7 +47,7 @@ SymIndex::SymIndex(int64_t value) {
     SymIndex d;
     if (!ProofContext::current().decode(value, &d))
       AXON_UNSUPPORTED() << "the size " << value
-                         << " is neither a small literal nor a sum of symbolic sizes (a product of sizes?)";
+                         << " is neither a small literal, a sum of symbolic sizes nor one multiple of a product of them";
     *this = d;
     return;
   }
