@@ -26,8 +26,9 @@
 //                              A@(B@v) (contraction.h)
 // Each candidate is built as a whole graph and handed to the prover
 // (verify/smt/prove.h) as a rewrite over symbolic sizes: every distinct size
-// of the parameters becomes a symbol, the graph is rebuilt at any assignment
-// of the symbols (resize) and the move is replayed on it. Only Proved
+// of the parameters becomes a symbol (or is derived from one, size_symbols.h),
+// the graph is rebuilt at any assignment of the symbols (resize) and the move
+// is replayed on it. Only Proved
 // candidates may be used; refused ones keep their counterexample.
 //
 // Library rules (rules/library.json, enumerate.h) are moves too, of kind
@@ -120,7 +121,8 @@ struct DiscoverOptions {
 };
 
 /// The proof of `m` on `g` over symbolic sizes (each distinct parameter
-/// size > 1 is a symbol).
+/// size > 1 is a symbol, a size a reshape splits is derived from its parts:
+/// size_symbols.h).
 verify::smt::ProofResult prove_move(const ir::Graph& g, const Move& m, const DiscoverOptions& o = {});
 
 /// Every candidate move on `g`, each proved or refused.

@@ -85,7 +85,7 @@ std::vector<SizeSymbols::Derived> derived_sizes(const Graph& g, int64_t split_si
     if (literal->count(size) || literal->count(reading.second) || by_size.count(reading.second) ||
         size == split_size || literal->count(split_size))
       return {};
-    out.push_back({size, reading.first, symbol(reading.second)});
+    out.push_back({size, reading.first, reading.second, symbol(reading.second)});
   }
   return out;
 }
@@ -112,7 +112,7 @@ SizeSymbols size_symbols(const Graph& g, int64_t split_size) {
   std::set<int64_t> derived;
   for (const SizeSymbols::Derived& x : out.derived) {
     derived.insert(x.size);
-    values.insert(std::stoll(x.part.substr(1)));
+    values.insert(x.part_size);
   }
   for (int64_t v : values) {
     if (literal.count(v) || derived.count(v)) continue;

@@ -34,8 +34,9 @@ struct SizeSymbols {
   /// A size derived from a reshape's parts: size = times * part.
   struct Derived {
     int64_t size = 0;
-    int64_t times = 1;  // the literal product of the inner parts
-    std::string part;   // the outermost part's symbol
+    int64_t times = 1;      // the literal product of the inner parts
+    int64_t part_size = 0;  // the outermost part
+    std::string part;       // its symbol
   };
   std::vector<std::string> dims;        // every symbol, at most kMaxSymbols
   std::map<std::string, int64_t> free;  // symbol -> the size it stands for
