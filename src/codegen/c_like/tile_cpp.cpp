@@ -676,10 +676,14 @@ class CppPrinter {
     if (n.b.strides[1] != 1 || n.a.strides[0] < 0 || n.a.strides[1] < 0 || n.b.strides[0] < 0) return false;
     std::optional<Interval> mb = bounds(n.m, ranges_), nb = bounds(n.n, ranges_), kb = bounds(n.k, ranges_);
     if (!mb || !nb || !kb) return false;
-    const int64_t MR = mb->hi, NR = nb->hi, NV = NR / W;
+    const int64_t MR = mb->hi, NR = W > 1 ? (nb->hi + W - 1) / W * W : nb->hi, NV = NR / W;
+    // A tile narrower than a vector (a product with N = 8 at 16 lanes) is
+    // computed a vector wide, where B's panel holds the columns it reads
+    // past n (checked below), and merged as an edge tile.
+    const bool padded = NR != nb->hi;
     if (MR < 1 || NR < 1 || NR % W != 0) return false;
     if (W > 1 ? MR * NV + NV + 1 > (W == 16 ? 32 : 16) : MR * NR > 64) return false;
-    const bool whole = n.m.is_const() && n.n.is_const();
+    const bool whole = n.m.is_const() && n.n.is_const() && !padded;
     auto inside = [&](const View& v, const Index& end) {
       std::optional<int64_t> hi = upper_bound(end, ranges_);
       return hi && *hi < std::max<int64_t>(k_.buffers[v.buffer].numel(), 1);
@@ -688,7 +692,7 @@ class CppPrinter {
     const int64_t K = std::max<int64_t>(kb->hi, 1);
     if (!n.m.is_const() && !inside(n.a, n.a.offset + Index((MR - 1) * n.a.strides[0] + (K - 1) * n.a.strides[1])))
       return false;
-    if (!n.n.is_const() && !inside(n.b, n.b.offset + Index((K - 1) * n.b.strides[0] + NR - 1))) return false;
+    if ((!n.n.is_const() || padded) && !inside(n.b, n.b.offset + Index((K - 1) * n.b.strides[0] + NR - 1))) return false;
     const bool prefetch = n.next.buffer >= 0;
     const std::string micro = micro_kernel(static_cast<int>(MR), static_cast<int>(NR), W, prefetch) + "<" +
                               std::to_string(n.a.strides[0]) + ", " + std::to_string(n.a.strides[1]) + ", " +
