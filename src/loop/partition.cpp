@@ -199,10 +199,16 @@ class Partitioner {
         con[static_cast<size_t>(i)] = c;
     }
     copy_.assign(static_cast<size_t>(n_), std::nullopt);
+    std::vector<std::vector<NodeId>> readers(static_cast<size_t>(n_));
+    for (NodeId i = 0; i < n_; ++i)
+      for (NodeId a : g_[i].args) readers[static_cast<size_t>(a)].push_back(i);
+    std::set<NodeId> outputs(g_.outputs.begin(), g_.outputs.end());
     for (NodeId i = 0; i < n_; ++i) {
       if (g_[i].op != Op::Transpose) continue;
       View v = view_of(g_, i);
-      if (v.base != i && !cloneable(g_[v.base])) copy_[static_cast<size_t>(i)] = LayoutCopy{v.base, v.strides};
+      if (v.base == i || cloneable(g_[v.base])) continue;
+      if (read_in_loops(i, v, readers[static_cast<size_t>(i)], outputs.count(i) > 0)) continue;
+      copy_[static_cast<size_t>(i)] = LayoutCopy{v.base, v.strides};
     }
     std::vector<char> need(static_cast<size_t>(n_), 0);
     for (NodeId o : g_.outputs) need[static_cast<size_t>(o)] = 1;
@@ -217,7 +223,6 @@ class Partitioner {
         for (NodeId a : g_[i].args) need[static_cast<size_t>(a)] = 1;
       }
     }
-    std::set<NodeId> outputs(g_.outputs.begin(), g_.outputs.end());
     std::vector<NodeId> run;
     for (NodeId i = 0; i < n_; ++i) {
       if (!need[static_cast<size_t>(i)] || g_[i].op == Op::Param) continue;
@@ -234,6 +239,25 @@ class Partitioner {
       }
     }
     flush(run);
+  }
+
+  // Whether Transpose `t`, the view `v` of a buffer, is better read in place
+  // by the loops of the stage that uses it than copied by a Copy stage of
+  // its own: when its last axis stays the buffer's unit-stride axis over at
+  // least kContiguousRun elements (a vector loop along it reads whole lines
+  // of both), or when only elementwise maps of its own shape read it and it
+  // is no output (the loops pipeline's transpose_blocks then reads it in
+  // register-transposed blocks, tile/passes/transpose_blocks.h). Either
+  // way no intermediate buffer is written and read back.
+  bool read_in_loops(NodeId t, const View& v, const std::vector<NodeId>& users, bool is_output) const {
+    static constexpr int64_t kContiguousRun = 16;  // float32 elements of one 64-byte line
+    const Shape& shape = g_[t].type.shape;
+    if (shape.empty()) return false;
+    if (v.strides.back() == 1 && shape.back() >= kContiguousRun) return true;
+    if (is_output || users.empty()) return false;
+    for (NodeId u : users)
+      if (!is_elementwise(g_[u].op) || g_[u].type.shape != shape) return false;
+    return true;
   }
 
   // A run becomes one Row stage when it fits the row-kernel form, else one

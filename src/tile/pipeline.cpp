@@ -18,6 +18,7 @@
 #include "tile/passes/reciprocal_divisors.h"
 #include "tile/passes/shrink_buffers.h"
 #include "tile/passes/stream_stores.h"
+#include "tile/passes/transpose_blocks.h"
 #include "tile/passes/vectorize.h"
 #include "tile/verify.h"
 
@@ -55,6 +56,13 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
   if (o.fuse) {
     p.push_back({"fuse_loops", "adjacent loops over the same rows become one loop", fuse_loops});
     p.push_back({"shrink_buffers", "a buffer used within one row becomes a per-row scratch", shrink_buffers});
+  }
+  // Before collapse_loops: the blocks need the nest's own loops (a
+  // collapsed pair indexes the output as f / B, f % B).
+  if (o.transpose_block >= 2) {
+    const int w = o.transpose_block;
+    p.push_back({"transpose_blocks", "an elementwise nest reading an operand across its rows reads it in register-transposed blocks",
+                 [w](const Kernel& k) { return transpose_blocks(k, w); }});
   }
   p.push_back({"collapse_loops", "a short loop and the loop around it that walk memory as one axis become one loop",
                collapse_loops});

@@ -6,13 +6,14 @@
 /// Pipelines:
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
-///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers, cascade_sums,
-///    interchange_sums, parallelize, parallel_sums, vectorize, exp2_scaled,
+///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers,
+///    transpose_blocks, collapse_loops, cascade_sums, interchange_sums, parallelize, parallel_sums, vectorize, exp2_scaled,
 ///    reciprocal_divisors, prefetch_rows, prefetch_next_rows, stream_stores,
 ///    parallel_chunks (inline_maps, fuse_loops and shrink_buffers, vectorize
 ///    with exp2_scaled and reciprocal_divisors, prefetch_rows,
 ///    prefetch_next_rows, stream_stores and parallel_chunks as the options
-///    say; parallelize and parallel_chunks only with threads > 1, and
+///    say; transpose_blocks with a transpose_block; parallelize and
+///    parallel_chunks only with threads > 1, and
 ///    parallel_sums only with split_reductions, which otherwise puts
 ///    interchange_sums after parallelize). The general lowering for
 ///    programs no specialised tile schedule takes.
@@ -59,6 +60,8 @@ struct LoopsOptions {
   bool stream_stores = false;
   /// > 0 (with threads > 1): parallel_chunks, parallel iterations dealt out this many at a time.
   int64_t chunk = 0;
+  /// >= 2: transpose_blocks with blocks of this side (the register transpose's: a vector's lanes).
+  int transpose_block = 0;
 };
 
 std::vector<Pass> naive_pipeline();

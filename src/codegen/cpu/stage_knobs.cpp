@@ -70,6 +70,12 @@ int sum_partials(const target::Target& t) {
   return t.isa.vector_bits() >= 256 ? t.isa.vector_bits() / 32 * kVectorChains : 1;
 }
 
+// The side of transpose_blocks' blocks on `t` when loops vectorise: the
+// register transpose's (a vector's float32 lanes), 0 without one.
+int transpose_block(const target::Target& t, bool vectorize) {
+  return vectorize && t.isa.vector_bits() >= 256 ? t.isa.vector_bits() / 32 : 0;
+}
+
 int64_t knob(const schedule::Schedule& s, const std::string& name, int64_t dflt) {
   auto it = s.find(name);
   return it == s.end() ? dflt : it->second;
@@ -86,6 +92,7 @@ tile::LoopsOptions row_stage_loops_options(const schedule::Schedule& s, const ta
   o.prefetch_pass = static_cast<int>(knob(s, p + "prefetch_pass", 0));
   o.stream_stores = knob(s, p + "nt_store", 0) != 0;
   o.chunk = knob(s, p + "row_block", 0);
+  o.transpose_block = transpose_block(t, o.vectorize);
   return o;
 }
 
@@ -212,6 +219,7 @@ tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Targ
   o.vectorize = get("loops.vectorize", 1) != 0;
   o.split_reductions = get("loops.split", 1) != 0;
   o.sum_partials = sum_partials(t);
+  o.transpose_block = transpose_block(t, o.vectorize);
   return o;
 }
 
