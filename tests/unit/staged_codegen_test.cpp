@@ -188,11 +188,12 @@ TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
   EXPECT_EQ(stages("    y = X @ W\n    return y * 2.0, y\n"), "contraction row");
   EXPECT_EQ(stages("    return np.sum(X @ W + b, axis=-1)\n"), "contraction row");
   EXPECT_EQ(stages("    y = X @ W\n    return y - np.max(y, axis=-1, keepdims=True)\n"), "contraction row");
-  // Read transposed (square, so the shape is the same): the transpose is
-  // a copy of its own, and the elementwise stage never reads the product.
+  // Read transposed (square, so the shape is the same): the elementwise
+  // stage reads the product through the transpose's view (transpose_blocks'
+  // blocks), never at the element being computed, so no epilogue.
   EXPECT_EQ(kinds(loop::partition_graph(parse("import numpy as np\n\ndef f(X: \"f32[16, 8]\", W: \"f32[8, 16]\", "
                                               "R: \"f32[16, 16]\"):\n    return (X @ W).T + R\n"))),
-            "contraction copy row");
+            "contraction naive");
 
   const char* specs[] = {
       "def f(X: \"f32[21, 40]\", W: \"f32[40, 37]\", b: \"f32[37]\"):\n"
@@ -226,14 +227,16 @@ TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
 }
 
 // Transposes of every rank with odd sizes (edges of the 8 x 8 blocks and of
-// the tiles), through reshapes, of non-float elements, and the s8 workload.
+// the tiles), through reshapes, of non-float elements, and the s8 workload:
+// each returned as it is (a map of a transpose, or rows of at least 16
+// elements kept contiguous, are read in place: tile_transpose_blocks_test).
 TEST(staged_codegen, layoutCopiesWithRandomSchedules) {
   const char* specs[] = {
       "def f(X: \"f32[13, 21]\"):\n    return np.ascontiguousarray(X.T)\n",
       "def f(X: \"f32[5, 67, 41]\"):\n    return np.transpose(X, (2, 0, 1))\n",
-      "def f(X: \"f32[5, 16, 24]\"):\n    return np.transpose(X, (0, 2, 1)) * 2.0\n",
+      "def f(X: \"f32[5, 16, 24]\"):\n    return np.transpose(X, (0, 2, 1)), X * 2.0\n",
       "def f(X: \"f32[6, 40]\"):\n    return X.reshape(6, 5, 8).transpose(2, 1, 0)\n",
-      "def f(X: \"f32[4, 9, 33]\"):\n    return np.transpose(X, (1, 0, 2))\n",
+      "def f(X: \"f32[4, 9, 7]\"):\n    return np.transpose(X, (1, 0, 2))\n",
       "def f(X: \"i32[11, 19]\"):\n    return X.T\n",
   };
   std::mt19937 rng(9);
