@@ -39,21 +39,25 @@ bool read_in_place(const Graph& sub, int p) {
 }
 
 // The role of each output axis of the einsum (0 batch, 1 m, 2 n, -1 a
-// unit axis); false when a role spans several axes.
-bool output_roles(const Graph& g, NodeId einsum, std::vector<int>* roles) {
+// unit axis) and, per axis, the product of the extents of the later axes of
+// its role (a role of several axes, such as a batch folded into m, is one
+// flat axis of the contraction: plan_contraction checked it).
+bool output_roles(const Graph& g, NodeId einsum, std::vector<int>* roles, std::vector<int64_t>* inner) {
   const Node& n = g[einsum];
   EinsumSpec sp;
   if (!parse_einsum(n.attrs.text, &sp)) return false;
-  int count[3] = {0, 0, 0};
   roles->clear();
   for (size_t d = 0; d < sp.out.size(); ++d) {
     const char l = sp.out[d];
     const bool in_a = sp.a.find(l) != std::string::npos, in_b = sp.b.find(l) != std::string::npos;
     int role = in_a && in_b ? 0 : in_a ? 1 : 2;
     if (n.type.shape[d] == 1) role = -1;
-    else if (++count[role] > 1) return false;
     roles->push_back(role);
   }
+  inner->assign(roles->size(), 1);
+  for (size_t d = roles->size(); d-- > 0;)
+    for (size_t e = d + 1; e < roles->size(); ++e)
+      if ((*roles)[e] == (*roles)[d] && (*roles)[d] >= 0) (*inner)[d] *= n.type.shape[e];
   return true;
 }
 
@@ -77,6 +81,7 @@ void fuse_epilogue_groups(const Graph& g, Partition* p) {
     size_t q = p->stages.size();
     int c_param = -1;
     std::vector<int> roles;
+    std::vector<int64_t> inner;
     for (size_t i = 0; i < r; ++i) {
       const Stage& st = p->stages[i];
       if (st.kind != StageKind::Contraction || st.results.size() != 1) continue;
@@ -86,8 +91,9 @@ void fuse_epilogue_groups(const Graph& g, Partition* p) {
       if (std::count(g.outputs.begin(), g.outputs.end(), S) || readers(*p, S, r) != 0) continue;
       const int param = static_cast<int>(at - row.inputs.begin());
       std::vector<int> rl;
-      if (!read_in_place(row.sub, param) || !output_roles(g, S, &rl)) continue;
-      q = i, c_param = param, roles = rl;
+      std::vector<int64_t> in;
+      if (!read_in_place(row.sub, param) || !output_roles(g, S, &rl, &in)) continue;
+      q = i, c_param = param, roles = rl, inner = in;
     }
     if (c_param < 0) continue;
 
@@ -98,6 +104,7 @@ void fuse_epilogue_groups(const Graph& g, Partition* p) {
     e.epilogue.value = row.sub.outputs.at(0);
     e.epilogue.c_param = c_param;
     e.epilogue.roles = roles;
+    e.epilogue.inner = inner;
     for (size_t i = 0; i < row.inputs.size(); ++i)
       if (static_cast<int>(i) != c_param) e.epilogue.extra.push_back(row.inputs[i]);
     e.inputs = {e.epilogue.gemm.a_base, e.epilogue.gemm.b_base};

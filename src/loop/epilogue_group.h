@@ -12,8 +12,10 @@
 /// tile/inline_value.h builds from the stage's graph. The product must be
 /// read by that stage alone, never through a layout op (only elementwise
 /// ops between it and the result, so only the element being computed is
-/// read), and not be an output of the graph; each of its roles (batch, m,
-/// n) must be one axis of the output (unit axes aside). When the stage
+/// read), and not be an output of the graph; a role (batch, m, n) may span
+/// several axes of the output when the contraction reads them as one flat
+/// axis (a batch against a shared weight is one [B*M, K] x [K, N] product:
+/// a per-batch bias [B, 1, N] is then read at (m / M, 0, n)). When the stage
 /// reads several such products, the last one computed takes the epilogue
 /// and the others are read as inputs. Other graphs are left as they are:
 /// a value of the epilogue also read elsewhere, or a reduction after the

@@ -111,8 +111,11 @@ struct AttentionGroup {
 /// param `c_param` is C (read only at the element being computed), param
 /// p != c_param is the stage's input `extra[p']` in order. `roles[d]` says
 /// which index of the product output axis d takes: 0 the batch, 1 m, 2 n,
-/// -1 none (a unit axis, index 0). Stage::inputs are {A base, B base,
-/// extra...}; Stage::results {the value}.
+/// -1 none (a unit axis, index 0); `inner[d]` the product of the extents
+/// of the later axes of d's role, so that a role of several axes (one flat
+/// axis of the contraction) gives axis d the index (i / inner[d]) %
+/// extent[d]. Stage::inputs are {A base, B base, extra...}; Stage::results
+/// {the value}.
 struct EpilogueGroup {
   Contraction gemm;
   ir::Graph graph;
@@ -120,6 +123,7 @@ struct EpilogueGroup {
   int c_param = -1;
   std::vector<ir::NodeId> extra;
   std::vector<int> roles;
+  std::vector<int64_t> inner;
 };
 
 struct Stage {

@@ -298,6 +298,13 @@ bool min_of_sums(const Index& e, std::vector<Linear>* out, size_t cap, bool* exa
 std::optional<int64_t> upper_bound(const Index& e, const std::map<std::string, Interval>& ranges) {
   std::optional<int64_t> best;
   if (std::optional<Interval> r = bounds(e, ranges)) best = r->hi;
+  // Floor division by a positive literal never decreases: a / c is at most
+  // (the bound of a) / c.
+  if (e.kind() == IndexKind::Div && e.b().is_const() && e.b().value() > 0)
+    if (std::optional<int64_t> h = upper_bound(e.a(), ranges)) {
+      const int64_t c = e.b().value(), q = *h >= 0 ? *h / c : -((-*h + c - 1) / c);
+      if (!best || q < *best) best = q;
+    }
   std::vector<Linear> sums;
   bool exact = true;
   if (!min_of_sums(e, &sums, 256, &exact)) return best;

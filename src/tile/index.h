@@ -81,7 +81,8 @@ std::optional<Interval> bounds(const Index& e, const std::map<std::string, Inter
 /// min(a + b, a + c), k * min(b, c) becomes min(k * b, k * c) for k >= 0),
 /// each sum's like terms are collected (so x + min(n, N - x) is bounded by
 /// N whatever the range of x), and the smallest of the sums' interval
-/// bounds is taken. nullopt when no sum can be bounded.
+/// bounds is taken; a / c (c a positive literal) is bounded by the bound of
+/// a over c. nullopt when no sum can be bounded.
 std::optional<int64_t> upper_bound(const Index& e, const std::map<std::string, Interval>& ranges);
 
 /// Whether `e` never decreases as the variable `v` grows: v occurs only

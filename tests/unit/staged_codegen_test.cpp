@@ -205,6 +205,11 @@ TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
       "def f(X: \"f32[9, 300]\", W1: \"f32[300, 20]\", W3: \"f32[300, 20]\"):\n"
       "    h = X @ W1\n    return h / (1.0 + np.exp(-h)) * (X @ W3)\n",
       "def f(X: \"f32[17, 24]\", W: \"f32[24, 40]\", M: \"bool[17, 40]\"):\n    return np.where(M, X @ W, -1.0)\n",
+      // A batch against a shared weight is one product of 3 x 23 rows (the
+      // batch folded into m, an edge tile crossing batches); the bias and
+      // the residual are read per batch at (m / 23, ...).
+      "def f(X: \"f32[3, 23, 40]\", W: \"f32[40, 37]\", b: \"f32[3, 1, 37]\", R: \"f32[3, 23, 1]\"):\n"
+      "    return np.maximum(X @ W + b, 0.0) * R\n",
   };
   target::Target scalar = host();
   scalar.isa = target::Isa{};

@@ -454,10 +454,22 @@ class CppPrinter {
   // ---- the explicit vector form of a Vectorized loop ----
   // The coefficient of `var` in the flat offset of buffer b at idx: 0 or 1
   // are the forms the vector body takes (a broadcast, a unit-stride access).
+  // Terms of the sum that do not use `var` (a per-batch row of a bias,
+  // (m / M) * N) may be anything: only the terms that use it must be affine.
   int64_t lane_stride(int b, const std::vector<Index>& idx, const std::string& var) const {
     const Index off = flat_index(k_.buffers[b].shape, idx);
     if (!off.uses(var)) return 0;
-    std::optional<Affine> a = as_affine(off);
+    Index varying(int64_t{0});
+    std::function<void(const Index&)> split = [&](const Index& e) {
+      if (e.kind() == IndexKind::Add) {
+        split(e.a());
+        split(e.b());
+      } else if (e.uses(var)) {
+        varying = varying + e;
+      }
+    };
+    split(off);
+    std::optional<Affine> a = as_affine(varying);
     if (!a) throw NotVectorizable{"a non-affine index of " + k_.buffers[b].name};
     auto it = a->coef.find(var);
     return it == a->coef.end() ? 0 : it->second;

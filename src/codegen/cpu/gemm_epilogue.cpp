@@ -57,8 +57,24 @@ tile::Kernel epilogue_kernel(const ir::Graph& g, const loop::EpilogueGroup& e, c
   ep.f = [&](const tile::Index& b, const tile::Index& m, const tile::Index& n, const tile::Value& c,
              const std::vector<int>& bufs) {
     // The product's output index, axis by axis.
+    // A role of several axes is one flat index: axis d takes (i / inner[d])
+    // % extent[d], without the remainder on the role's outermost axis.
+    const ir::Shape& shape = sg.params.at(static_cast<size_t>(e.c_param)).type.shape;
     std::vector<tile::Index> at;
-    for (int role : e.roles) at.push_back(role == 0 ? b : role == 1 ? m : role == 2 ? n : tile::Index(0));
+    for (size_t d = 0; d < e.roles.size(); ++d) {
+      const int role = e.roles[d];
+      if (role < 0) {
+        at.push_back(tile::Index(0));
+        continue;
+      }
+      tile::Index i = role == 0 ? b : role == 1 ? m : n;
+      const int64_t inner = d < e.inner.size() ? e.inner[d] : 1;
+      bool outermost = true;
+      for (size_t o = 0; o < d; ++o) outermost = outermost && e.roles[o] != role;
+      if (inner > 1) i = i / tile::Index(inner);
+      if (!outermost) i = i % tile::Index(shape[d]);
+      at.push_back(i);
+    }
     return tile::inline_value(sg, e.value, at, [&](int param, const std::vector<tile::Index>& idx) {
       if (param == e.c_param) {
         // loop/epilogue_group.h: the product is read at the element computed.
