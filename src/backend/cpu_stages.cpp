@@ -246,6 +246,12 @@ std::string schedule::why_illegal(const ir::Graph& g, const Schedule& s, const t
       auto threads = s.find(name.substr(0, name.size() - 5) + "threads");
       if (threads != s.end() && threads->second <= 1) return "knob " + name + " = 0 on one thread: the kernel of loops.split 1";
     }
+  // Without vectors nothing is streamed: loops.nt_store 1 would be 0 again.
+  for (const auto& [name, v] : s)
+    if (name.size() > 14 && name.compare(name.size() - 14, 14, "loops.nt_store") == 0 && v != 0) {
+      auto vec = s.find(name.substr(0, name.size() - 8) + "vectorize");
+      if (vec != s.end() && vec->second == 0) return "knob " + name + " = 1 without vectors: the kernel of loops.nt_store 0";
+    }
   if (plan->stages.size() == 1) return plan->stages[0].why_illegal(s);
   for (size_t i = 0; i < plan->stages.size(); ++i) {
     std::string why = plan->stages[i].why_illegal(s);

@@ -205,7 +205,8 @@ std::vector<schedule::Knob> loops_knobs(const target::Target& t, const std::stri
           {prefix + "loops.inline", {1, 0}, "recompute elementwise values where read (1) or store them (0)"},
           {prefix + "loops.vectorize", {1, 0}, "innermost loops as vector lanes"},
           {prefix + "loops.split", {1, 0},
-           "with threads: a long reduction outside every parallel loop split across them (1), or left on one (0)"}};
+           "with threads: a long reduction outside every parallel loop split across them (1), or left on one (0)"},
+          {prefix + "loops.nt_store", {0, 1}, "with vectors: outputs written lane by lane stored past the caches (1)"}};
 }
 
 tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Target& t, const std::string& prefix) {
@@ -218,6 +219,7 @@ tile::LoopsOptions loops_options(const schedule::Schedule& s, const target::Targ
   o.inline_maps = get("loops.inline", 1) != 0;
   o.vectorize = get("loops.vectorize", 1) != 0;
   o.split_reductions = get("loops.split", 1) != 0;
+  o.stream_stores = o.vectorize && get("loops.nt_store", 0) != 0;
   o.sum_partials = sum_partials(t);
   o.transpose_block = transpose_block(t, o.vectorize);
   return o;
@@ -320,6 +322,9 @@ double loops_seconds(const ir::Graph& sub, const tile::LoopsOptions& o, const ta
   // Streamed outputs help only past the caches; chunks of one row cost a
   // hand-out each (factors first measured with the row kernel emitter).
   if (o.stream_stores && c.bytes < 8 * double(int64_t{1} << 20)) sec *= 1.2;
+  // Past the last-level cache they save the read-for-ownership of the
+  // output (the layout copy's factor).
+  if (o.stream_stores && c.bytes > static_cast<double>(target::last_level_cache_bytes(t))) sec *= 0.8;
   if (o.chunk == 1) sec *= 1.05;
   if (o.prefetch_pass > 0) sec *= 0.95;  // memory overlaps the later passes (the row kernel's factor)
   return sec;
