@@ -81,20 +81,25 @@ TEST(cpu_codegen, unfusableWorkloadsGetTheLoopsKernel) {
     ASSERT_NE(sp.find("k0.loops.inline"), nullptr) << w;
     EXPECT_NE(backend::emit_cpu(g, schedule::default_schedule(sp), host()).source, codegen::emit_naive_cpp(g).source) << w;
     ASSERT_NE(sp.find("k0.loops.split"), nullptr) << w;
+    ASSERT_NE(sp.find("k0.loops.nt_store"), nullptr) << w;
     for (int64_t threads : sp.find("k0.loops.threads")->values)
       for (int64_t inl : {0, 1})
         for (int64_t vec : {0, 1})
-          for (int64_t split : {0, 1}) {
-            schedule::Schedule s = {{"k0.loops.threads", threads}, {"k0.loops.inline", inl},
-                                    {"k0.loops.vectorize", vec}, {"k0.loops.split", split}};
-            // Split or not is the same kernel on one thread: 0 is refused there.
-            if (threads == 1 && split == 0) {
-              EXPECT_NE(schedule::why_illegal(g, s, host()), "");
-              continue;
+          for (int64_t split : {0, 1})
+            for (int64_t nt : {0, 1}) {
+              schedule::Schedule s = {{"k0.loops.threads", threads}, {"k0.loops.inline", inl},
+                                      {"k0.loops.vectorize", vec}, {"k0.loops.split", split},
+                                      {"k0.loops.nt_store", nt}};
+              // Split or not is the same kernel on one thread, and streamed
+              // stores or not without vectors: split 0 and nt_store 1 are
+              // refused there.
+              if ((threads == 1 && split == 0) || (vec == 0 && nt == 1)) {
+                EXPECT_NE(schedule::why_illegal(g, s, host()), "");
+                continue;
+              }
+              EXPECT_EQ(schedule::why_illegal(g, s, host()), "");
+              expect_correct(g, s, host(), std::string(w) + " " + schedule::to_json(s).dump());
             }
-            EXPECT_EQ(schedule::why_illegal(g, s, host()), "");
-            expect_correct(g, s, host(), std::string(w) + " " + schedule::to_json(s).dump());
-          }
   }
 }
 
