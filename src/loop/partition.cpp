@@ -207,7 +207,7 @@ class Partitioner {
       if (g_[i].op != Op::Transpose) continue;
       View v = view_of(g_, i);
       if (v.base == i || cloneable(g_[v.base])) continue;
-      if (read_in_loops(i, v, readers[static_cast<size_t>(i)], outputs.count(i) > 0)) continue;
+      if (read_in_loops(i, v, readers, outputs)) continue;
       copy_[static_cast<size_t>(i)] = LayoutCopy{v.base, v.strides};
     }
     std::vector<char> need(static_cast<size_t>(n_), 0);
@@ -245,18 +245,27 @@ class Partitioner {
   // by the loops of the stage that uses it than copied by a Copy stage of
   // its own: when its last axis stays the buffer's unit-stride axis over at
   // least kContiguousRun elements (a vector loop along it reads whole lines
-  // of both), or when only elementwise maps of its own shape read it and it
-  // is no output (the loops pipeline's transpose_blocks then reads it in
-  // register-transposed blocks, tile/passes/transpose_blocks.h). Either
-  // way no intermediate buffer is written and read back.
-  bool read_in_loops(NodeId t, const View& v, const std::vector<NodeId>& users, bool is_output) const {
+  // of both), or when it is no output and everything computed from it is
+  // elementwise maps of its own shape (one Store-only nest, which the loops
+  // pipeline's transpose_blocks reads in register-transposed blocks,
+  // tile/passes/transpose_blocks.h). Either way no intermediate buffer is
+  // written and read back.
+  bool read_in_loops(NodeId t, const View& v, const std::vector<std::vector<NodeId>>& readers,
+                     const std::set<NodeId>& outputs) const {
     static constexpr int64_t kContiguousRun = 16;  // float32 elements of one 64-byte line
     const Shape& shape = g_[t].type.shape;
     if (shape.empty()) return false;
     if (v.strides.back() == 1 && shape.back() >= kContiguousRun) return true;
-    if (is_output || users.empty()) return false;
-    for (NodeId u : users)
+    if (outputs.count(t) || readers[static_cast<size_t>(t)].empty()) return false;
+    std::vector<NodeId> todo = readers[static_cast<size_t>(t)];
+    std::set<NodeId> seen;
+    while (!todo.empty()) {
+      const NodeId u = todo.back();
+      todo.pop_back();
+      if (!seen.insert(u).second) continue;
       if (!is_elementwise(g_[u].op) || g_[u].type.shape != shape) return false;
+      for (NodeId r : readers[static_cast<size_t>(u)]) todo.push_back(r);
+    }
     return true;
   }
 

@@ -11,8 +11,8 @@
 ///    (the tiled layout copy of tile/lower_copy.h), unless the loops of the
 ///    stage that reads it read it better in place: when its last axis stays
 ///    the buffer's unit-stride axis (16 elements or more), or when it is no
-///    output and only elementwise maps of its shape read it (then
-///    transpose_blocks reads it in register-transposed blocks);
+///    output and all that is computed from it is elementwise maps of its
+///    shape (then transpose_blocks reads it in register-transposed blocks);
 ///  - Row: a subgraph in the fused row-kernel form (loop/row_kernel.h);
 ///  - Naive: any other subgraph (one loop nest per node);
 ///  - Attention: a contraction, a softmax over its last axis of an

@@ -141,8 +141,9 @@ TEST(tile_transpose_blocks, NestsWithoutABlockableReadAreLeftAlone) {
 }
 
 // The kinds of stage each transpose gets: read in place by loops when its
-// last axis stays contiguous or only elementwise maps read it; a Copy stage
-// when it is returned as it is or a reduction reads it directly.
+// last axis stays contiguous or all that is computed from it is elementwise
+// maps; a Copy stage when it is returned as it is or a reduction reads it or
+// a map of it.
 TEST(tile_transpose_blocks, PartitionLeavesReadableTransposesToTheirLoops) {
   struct Case {
     std::string params, body;
@@ -155,6 +156,7 @@ TEST(tile_transpose_blocks, PartitionLeavesReadableTransposesToTheirLoops) {
       {"x: \"f32[64, 32, 48]\", b: \"f32[32]\"", "x.transpose(2, 0, 1) + b", false},
       {"x: \"f32[4, 16, 8, 8]\"", "np.transpose(x, (0, 2, 3, 1))", true},
       {"x: \"f32[64, 48]\"", "np.sum(np.transpose(x), axis=0)", true},
+      {"x: \"f32[64, 48]\"", "np.sum(np.exp(np.transpose(x)), axis=1)", true},
       {"x: \"f32[64, 3, 4]\"", "np.transpose(x, (1, 0, 2)) + 1.0", false},
   };
   for (const Case& c : cases) {
