@@ -12,6 +12,7 @@
 #include "verify/error_budget.h"
 #include "verify/kernel_io.h"
 #include "ir/real.h"
+#include "support/parallel_for.h"
 
 namespace axon::gate {
 
@@ -34,29 +35,42 @@ int64_t buffer_bytes(const ir::Type& t) {
 Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel) {
   using verify::Distribution;
   Battery b;
-  // Sets beyond verify::Distribution are normal values scaled and shifted
-  // (then rounded to the parameter's dtype).
-  auto add_drawn = [&](const std::string& name, Distribution d, int k, double scale = 1, double offset = 0) {
-    BatterySet s;
-    s.name = name;
-    s.distribution = scale != 1 || offset != 0 ? name : verify::distribution_name(d);
-    s.seed = set_seed(seed, k);
-    s.compared = true;
-    s.inputs = verify::random_inputs(g, s.seed, d);
-    if (scale != 1 || offset != 0) verify::scale_and_shift(s.inputs, scale, offset);
-    for (size_t p = 0; p < g.params.size(); ++p) {
-      s.blocks.push_back(static_cast<int>(b.plan.blocks.size()));
-      b.plan.blocks.push_back(verify::to_buffer(s.inputs[p], g.params[p].type.dtype));
-    }
-    b.sets.push_back(std::move(s));
+  // The drawn sets, in order. Sets beyond verify::Distribution are normal
+  // values scaled and shifted (then rounded to the parameter's dtype).
+  struct Draw {
+    std::string name;
+    Distribution d;
+    double scale = 1, offset = 0;
   };
-  add_drawn("normal", Distribution::Normal, 0);
-  add_drawn("normal#2", Distribution::Normal, 1);
-  const Distribution others[] = {Distribution::ShiftedMean, Distribution::WideRange, Distribution::Large,
-                                 Distribution::Ties, Distribution::Tiny};
-  for (int i = 0; i < 5; ++i) add_drawn(verify::distribution_name(others[i]), others[i], 2 + i);
-  add_drawn("small", Distribution::Normal, 7, 1e-4);
-  add_drawn("large_mean", Distribution::Normal, 8, 1, 1000);
+  std::vector<Draw> draws = {{"normal", Distribution::Normal}, {"normal#2", Distribution::Normal}};
+  for (Distribution d : {Distribution::ShiftedMean, Distribution::WideRange, Distribution::Large, Distribution::Ties,
+                         Distribution::Tiny})
+    draws.push_back({verify::distribution_name(d), d});
+  draws.push_back({"small", Distribution::Normal, 1e-4});
+  draws.push_back({"large_mean", Distribution::Normal, 1, 1000});
+  // Each set depends only on the seed and its index: drawn on every core
+  // (the same values as one after another), then laid out in order.
+  std::vector<BatterySet> drawn(draws.size());
+  std::vector<std::vector<std::vector<uint8_t>>> bytes(draws.size());
+  support::parallel_for(draws.size(), 0, [&](size_t k) {
+    const Draw& d = draws[k];
+    BatterySet& s = drawn[k];
+    const bool derived = d.scale != 1 || d.offset != 0;
+    s.name = d.name;
+    s.distribution = derived ? d.name : verify::distribution_name(d.d);
+    s.seed = set_seed(seed, static_cast<int>(k));
+    s.compared = true;
+    s.inputs = verify::random_inputs(g, s.seed, d.d);
+    if (derived) verify::scale_and_shift(s.inputs, d.scale, d.offset);
+    for (size_t p = 0; p < g.params.size(); ++p) bytes[k].push_back(verify::to_buffer(s.inputs[p], g.params[p].type.dtype));
+  });
+  for (size_t k = 0; k < draws.size(); ++k) {
+    for (size_t p = 0; p < g.params.size(); ++p) {
+      drawn[k].blocks.push_back(static_cast<int>(b.plan.blocks.size()));
+      b.plan.blocks.push_back(std::move(bytes[k][p]));
+    }
+    b.sets.push_back(std::move(drawn[k]));
+  }
   for (size_t p = 0; p < g.params.size(); ++p) {
     BatterySet s = b.sets[0];
     s.name = "normal with " + g.params[p].name + " from normal#2";
@@ -264,16 +278,18 @@ const std::vector<ir::Tensor>& References::bounds(int set) {
 }
 
 std::vector<InputSet> describe_inputs(const Battery& b) {
+  // Each block once (the mixed sets share theirs), on every core.
+  std::vector<uint64_t> hash(b.plan.blocks.size());
+  support::parallel_for(hash.size(), 0, [&](size_t k) {
+    hash[k] = fnv1a64(b.plan.blocks[k].data(), b.plan.blocks[k].size());
+  });
   std::vector<InputSet> out;
   for (const BatterySet& s : b.sets) {
     InputSet i;
     i.name = s.name;
     i.distribution = s.distribution;
     i.seed = s.seed;
-    for (int blk : s.blocks) {
-      const std::vector<uint8_t>& data = b.plan.blocks[static_cast<size_t>(blk)];
-      i.hashes.push_back(hex64(fnv1a64(data.data(), data.size())));
-    }
+    for (int blk : s.blocks) i.hashes.push_back(hex64(hash[static_cast<size_t>(blk)]));
     out.push_back(std::move(i));
   }
   return out;

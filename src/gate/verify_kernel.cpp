@@ -1,8 +1,8 @@
 // verify_kernel: the gate's steps in order. Static checks first (a kernel
 // that may reach the file system or the clock is never run), then the
 // battery in the sanitized build while the references are computed, then
-// the battery and the timing in the optimised build with the machine to
-// itself.
+// the plain process (the user run) and then the battery and the timing in
+// the optimised build, each with the machine to itself.
 #include <unistd.h>
 
 #include <algorithm>
@@ -428,7 +428,7 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   // of it; its reasons go to report.reasons, the plan writes
   // report.inputs and report.distributions). The float64 references depend
   // only on the inputs: they are computed while the kernel builds and while
-  // the sanitized and user runs go on (nothing is timed in those).
+  // the sanitized run goes on (nothing is timed in it).
   PhaseClock::Phases build_phases;
   std::future<std::optional<Executables>> build_job = std::async(std::launch::async, [&] {
     PhaseClock build_clock(build_phases);
@@ -465,7 +465,7 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
 
   write_blocks(battery.plan, wd / "blocks.bin");  // the input bytes of every run
   // A kernel with static memory is also run in ThreadSanitizer's build,
-  // beside the sanitized and user runs (nothing is timed in any of them).
+  // beside the sanitized run (nothing is timed in either).
   const std::vector<StaticData> statics = shared_static_data(wd / "candidate.o");
   std::future<std::pair<RaceRun, double>> race_job;
   if (!statics.empty() && opts.run_sanitizer)
@@ -474,21 +474,19 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
       RaceRun r = run_race_check(wd, opts, battery, call_timeout, names);
       return std::make_pair(std::move(r), PhaseClock::since(t0));
     });
-  // The sanitized run and the user run time nothing: they go on together.
-  auto user_job = std::async(std::launch::async, [&] {
+  // The sanitized run times nothing: it goes on beside the references.
+  auto sanitized_job = std::async(std::launch::async, [&]() -> std::pair<std::optional<RunOutcome>, double> {
+    if (!opts.run_sanitizer) return {std::nullopt, 0.0};
     const PhaseClock::Clock::time_point t0 = PhaseClock::Clock::now();
-    UserOutcome u = run_user(wd, exe->user, battery, call_timeout, opts);
-    return std::make_pair(std::move(u), PhaseClock::since(t0));
+    RunOutcome r = run_driver(wd, exe->sanitized, battery.sanitized_plan, "sanitized", Build::Sanitized,
+                              3 * call_timeout, opts, names);
+    return {std::move(r), PhaseClock::since(t0)};
   });
-  std::optional<RunOutcome> sanitized;
-  if (opts.run_sanitizer) {
-    const PhaseClock::Clock::time_point t0 = PhaseClock::Clock::now();
-    sanitized = run_driver(wd, exe->sanitized, battery.sanitized_plan, "sanitized", Build::Sanitized, 3 * call_timeout, opts,
-                           names);
-    clock.record("sanitized_run", PhaseClock::since(t0));
-  }
-  auto [user, user_s] = user_job.get();
-  clock.record("user_run", user_s);
+  reference_job.get();
+  clock.lap("reference_wait");
+  clock.record("references", reference_s);
+  auto [sanitized, sanitized_s] = sanitized_job.get();
+  if (sanitized) clock.record("sanitized_run", sanitized_s);
   std::optional<RaceRun> race;
   if (race_job.valid()) {
     auto [r, race_s] = race_job.get();
@@ -496,9 +494,12 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
     clock.record("race_run", race_s);
   }
   clock.lap("first_runs");
-  reference_job.get();
-  clock.lap("reference_wait");
-  clock.record("references", reference_s);
+  // The user run goes last, with the machine to itself: a kernel's OpenMP
+  // threads sharing the cores with the references or the sanitized run
+  // spend the repeat time waiting for each other (docs/gate.md, "Verdict
+  // time").
+  UserOutcome user = run_user(wd, exe->user, battery, call_timeout, opts);
+  clock.lap("user_run");
   fill_reference_outputs(g, battery, refs);
 
   RunOutcome optimised = run_driver(wd, exe->optimised, battery.plan, "optimised", Build::Optimised, call_timeout, opts, names);
