@@ -22,6 +22,8 @@
 #include "gate/roofline.h"
 #include "gate/symbols.h"
 #include "transforms/pipeline.h"
+#include "verify/inputs.h"
+#include "verify/kernel_io.h"
 
 namespace axon {
 namespace {
@@ -295,6 +297,65 @@ TEST(gate, BatteryPlanCoversFillsLateCallsAndThreads) {
   EXPECT_EQ(again.plan.fills[gate::fill::kRandom].data, p.fills[gate::fill::kRandom].data);
   gate::Battery other = gate::plan_battery(g, 18, true);
   EXPECT_NE(other.plan.fills[gate::fill::kRandom].data, p.fills[gate::fill::kRandom].data);
+}
+
+// The sets are drawn on every core, yet each holds what verify::random_inputs
+// draws from its seed (scaled for small and large_mean), in set order, and
+// the report's hashes are those of its own buffers.
+TEST(gate, BatterySetsAreTheSeedsDraws) {
+  ir::Graph g = spec_graph();
+  gate::Battery b = gate::plan_battery(g, 17, true);
+  std::vector<gate::InputSet> described = gate::describe_inputs(b);
+  ASSERT_EQ(described.size(), b.sets.size());
+  const std::vector<std::string> names = {"normal", "normal#2", "shifted_mean", "wide_range", "large",
+                                          "ties",   "tiny",     "small",        "large_mean"};
+  for (size_t k = 0; k < b.sets.size(); ++k) {
+    const gate::BatterySet& s = b.sets[k];
+    if (k < names.size()) {
+      EXPECT_EQ(s.name, names[k]);
+      verify::Distribution d = verify::Distribution::Normal;
+      if (k >= 2 && k < 7) {
+        ASSERT_TRUE(verify::parse_distribution(s.name, &d)) << s.name;
+      }
+      std::vector<ir::Tensor> want = verify::random_inputs(g, s.seed, d);
+      if (s.name == "small") verify::scale_and_shift(want, 1e-4, 0);
+      if (s.name == "large_mean") verify::scale_and_shift(want, 1, 1000);
+      for (size_t p = 0; p < g.params.size(); ++p) {
+        EXPECT_EQ(s.inputs[p].data, want[p].data) << s.name << " parameter " << p;
+        EXPECT_EQ(b.plan.blocks[static_cast<size_t>(s.blocks[p])], verify::to_buffer(want[p], g.params[p].type.dtype))
+            << s.name << " parameter " << p;
+      }
+    }
+    EXPECT_EQ(described[k].name, s.name);
+    ASSERT_EQ(described[k].hashes.size(), g.params.size());
+    for (size_t p = 0; p < g.params.size(); ++p) {
+      const std::vector<uint8_t>& block = b.plan.blocks[static_cast<size_t>(s.blocks[p])];
+      EXPECT_EQ(described[k].hashes[p], gate::hex64(gate::fnv1a64(block.data(), block.size()))) << s.name;
+    }
+  }
+  EXPECT_EQ(b.sets.size(), names.size() + g.params.size());
+}
+
+// What runs when (docs/gate.md, "Verdict time"): the plain process starts
+// only after the references and the sanitized run are done, and the
+// optimised run after it.
+TEST(gate, TheUserRunFollowsTheReferencesAndTheSanitizedRun) {
+  ir::Graph g = spec_graph();
+  gate::GateOptions o = quick();
+  o.run_sanitizer = true;
+  gate::GateReport r = gate::verify_kernel(g, codegen::emit_naive_cpp(g).source, o);
+  EXPECT_TRUE(r.accepted) << codes(r);
+  auto at = [&](const std::string& phase) {
+    for (size_t i = 0; i < r.phases_s.size(); ++i) {
+      if (r.phases_s[i].first == phase) return static_cast<int>(i);
+    }
+    ADD_FAILURE() << "no phase " << phase;
+    return -1;
+  };
+  EXPECT_LT(at("reference_wait"), at("user_run"));
+  EXPECT_LT(at("sanitized_run"), at("user_run"));
+  EXPECT_LT(at("first_runs"), at("user_run"));
+  EXPECT_LT(at("user_run"), at("optimised_run"));
 }
 
 // A kernel that is right only while its output arrives as NaN, one that
