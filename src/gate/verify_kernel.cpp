@@ -437,22 +437,22 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   const PhaseClock::Clock::time_point plan_start = PhaseClock::Clock::now();
   Battery battery = plan_battery(g, report.seed, opts.time_kernel);
   battery.plan.soak_max_ms = battery.user.max_ms = 1000 * opts.repeat_s;
-  report.inputs = describe_inputs(battery);
-  for (const BatterySet& s : battery.sets)
-    if (s.compared) report.distributions.push_back(s.name);
   References refs(g, battery);
   std::vector<int> compared;
   for (size_t s = 0; s < battery.sets.size(); ++s)
     if (battery.sets[s].compared) compared.push_back(static_cast<int>(s));
   const int threads = opts.reference_threads > 0 ? opts.reference_threads
                                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  clock.record("plan", PhaseClock::since(plan_start));
   double reference_s = 0;
   auto reference_job = std::async(std::launch::async, [&] {
     const PhaseClock::Clock::time_point t0 = PhaseClock::Clock::now();
     refs.compute(compared, threads);
     reference_s = PhaseClock::since(t0);
   });
+  report.inputs = describe_inputs(battery);
+  for (const BatterySet& s : battery.sets)
+    if (s.compared) report.distributions.push_back(s.name);
+  clock.record("plan", PhaseClock::since(plan_start));
 
   std::optional<Executables> exe = build_job.get();
   for (const auto& [name, seconds] : build_phases) clock.record(name, seconds);
