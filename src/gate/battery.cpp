@@ -12,7 +12,6 @@
 #include "verify/error_budget.h"
 #include "verify/kernel_io.h"
 #include "ir/real.h"
-#include "support/parallel_for.h"
 
 namespace axon::gate {
 
@@ -48,13 +47,11 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel) {
     draws.push_back({verify::distribution_name(d), d});
   draws.push_back({"small", Distribution::Normal, 1e-4});
   draws.push_back({"large_mean", Distribution::Normal, 1, 1000});
-  // Each set depends only on the seed and its index: drawn on every core
-  // (the same values as one after another), then laid out in order.
-  std::vector<BatterySet> drawn(draws.size());
-  std::vector<std::vector<std::vector<uint8_t>>> bytes(draws.size());
-  support::parallel_for(draws.size(), 0, [&](size_t k) {
+  // On one thread: the kernel compiles beside the plan, and a second
+  // drawing thread only slowed its compile (bench/RESULTS.md, "Verdict time").
+  for (size_t k = 0; k < draws.size(); ++k) {
     const Draw& d = draws[k];
-    BatterySet& s = drawn[k];
+    BatterySet s;
     const bool derived = d.scale != 1 || d.offset != 0;
     s.name = d.name;
     s.distribution = derived ? d.name : verify::distribution_name(d.d);
@@ -62,14 +59,11 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel) {
     s.compared = true;
     s.inputs = verify::random_inputs(g, s.seed, d.d);
     if (derived) verify::scale_and_shift(s.inputs, d.scale, d.offset);
-    for (size_t p = 0; p < g.params.size(); ++p) bytes[k].push_back(verify::to_buffer(s.inputs[p], g.params[p].type.dtype));
-  });
-  for (size_t k = 0; k < draws.size(); ++k) {
     for (size_t p = 0; p < g.params.size(); ++p) {
-      drawn[k].blocks.push_back(static_cast<int>(b.plan.blocks.size()));
-      b.plan.blocks.push_back(std::move(bytes[k][p]));
+      s.blocks.push_back(static_cast<int>(b.plan.blocks.size()));
+      b.plan.blocks.push_back(verify::to_buffer(s.inputs[p], g.params[p].type.dtype));
     }
-    b.sets.push_back(std::move(drawn[k]));
+    b.sets.push_back(std::move(s));
   }
   for (size_t p = 0; p < g.params.size(); ++p) {
     BatterySet s = b.sets[0];
@@ -278,11 +272,9 @@ const std::vector<ir::Tensor>& References::bounds(int set) {
 }
 
 std::vector<InputSet> describe_inputs(const Battery& b) {
-  // Each block once (the mixed sets share theirs), on every core.
-  std::vector<uint64_t> hash(b.plan.blocks.size());
-  support::parallel_for(hash.size(), 0, [&](size_t k) {
-    hash[k] = fnv1a64(b.plan.blocks[k].data(), b.plan.blocks[k].size());
-  });
+  // Each block once (the mixed sets share theirs).
+  std::vector<uint64_t> hash;
+  for (const std::vector<uint8_t>& block : b.plan.blocks) hash.push_back(fnv1a64(block.data(), block.size()));
   std::vector<InputSet> out;
   for (const BatterySet& s : b.sets) {
     InputSet i;

@@ -299,9 +299,9 @@ TEST(gate, BatteryPlanCoversFillsLateCallsAndThreads) {
   EXPECT_NE(other.plan.fills[gate::fill::kRandom].data, p.fills[gate::fill::kRandom].data);
 }
 
-// The sets are drawn on every core, yet each holds what verify::random_inputs
-// draws from its seed (scaled for small and large_mean), in set order, and
-// the report's hashes are those of its own buffers.
+// Each set holds what verify::random_inputs draws from its seed (scaled for
+// small and large_mean), in set order, and the report's hashes (each block
+// hashed once, the mixed sets sharing theirs) are those of its own buffers.
 TEST(gate, BatterySetsAreTheSeedsDraws) {
   ir::Graph g = spec_graph();
   gate::Battery b = gate::plan_battery(g, 17, true);
