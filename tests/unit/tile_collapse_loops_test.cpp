@@ -97,22 +97,20 @@ TEST(tile_collapse_loops, SpatialAxesBecomeOneLoop) {
 }
 
 TEST(tile_collapse_loops, LoopsThatWalkMemoryOtherwiseStay) {
-  // Transposed: the inner loop walks the outer axis of x.
-  Collapsed t = run("import numpy as np\n\ndef f(x: \"f32[5, 7, 9]\"):\n"
-                    "    return np.transpose(x, (0, 2, 1)) * 3.0\n");
-  EXPECT_EQ(tile::print(t.after), tile::print(t.before));
-  // A loop variable used as a value (an iota) is not an element access.
-  Collapsed i = run("import numpy as np\n\ndef f(x: \"f32[5, 6, 7]\"):\n"
-                    "    return x + np.arange(7, dtype=np.float32)\n");
-  EXPECT_EQ(tile::print(i.after), tile::print(i.before));
-  // Kept pixels around a sum over channels: interchange_sums' nest.
-  Collapsed k = run("import numpy as np\n\ndef f(x: \"f32[2, 6, 7, 7]\"):\n"
-                    "    return np.sum(x * x, axis=1)\n");
-  EXPECT_EQ(tile::print(k.after), tile::print(k.before));
-  // A long inner loop is left for vectorize as it is.
-  Collapsed l = run("import numpy as np\n\ndef f(x: \"f32[3, 4, 256]\"):\n"
-                    "    return x * 2.0\n");
-  EXPECT_EQ(tile::print(l.after), tile::print(l.before));
+  const char* kept[] = {
+      // Transposed: the inner loop walks the outer axis of x.
+      "def f(x: \"f32[5, 7, 9]\"):\n    return np.transpose(x, (0, 2, 1)) * 3.0\n",
+      // A loop variable used as a value (an iota) is not an element access.
+      "def f(x: \"f32[5, 6, 7]\"):\n    return x + np.arange(7, dtype=np.float32)\n",
+      // Kept pixels around a sum over channels: interchange_sums' nest.
+      "def f(x: \"f32[2, 6, 7, 7]\"):\n    return np.sum(x * x, axis=1)\n",
+      // A long inner loop is left for vectorize as it is.
+      "def f(x: \"f32[3, 4, 256]\"):\n    return x * 2.0\n",
+  };
+  for (const char* spec : kept) {
+    Collapsed c = run(std::string("import numpy as np\n\n") + spec);
+    EXPECT_EQ(tile::print(c.after), tile::print(c.before)) << spec;
+  }
 }
 
 TEST(tile_collapse_loops, AffineReadsCollapsedIndices) {

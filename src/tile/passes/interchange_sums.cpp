@@ -15,19 +15,6 @@ namespace axon::tile {
 
 namespace {
 
-// The statements of a Seq without its comments; a lone statement otherwise.
-std::vector<Stmt> statements(const Stmt& s) {
-  std::vector<Stmt> out;
-  if (s.kind() != StmtKind::Seq) return {s};
-  for (const Stmt& x : s->body)
-    if (x.kind() != StmtKind::Comment) out.push_back(x);
-  return out;
-}
-
-bool serial_const_loop(const Stmt& s) {
-  return s.kind() == StmtKind::For && s->loop == LoopKind::Serial && s->extent.is_const() && s->body.size() == 1;
-}
-
 Stmt wrap(const std::vector<Stmt>& loops, Stmt body) {
   for (auto it = loops.rbegin(); it != loops.rend(); ++it)
     body = Stmt::loop((*it)->var, (*it)->extent, (*it)->loop, body, (*it)->threads);

@@ -96,6 +96,18 @@ Stmt substitute_var(const Stmt& s, const std::string& v, const Index& by) {
   });
 }
 
+std::vector<Stmt> statements(const Stmt& s) {
+  std::vector<Stmt> out;
+  if (s.kind() != StmtKind::Seq) return {s};
+  for (const Stmt& x : s->body)
+    if (x.kind() != StmtKind::Comment) out.push_back(x);
+  return out;
+}
+
+bool serial_const_loop(const Stmt& s) {
+  return s.kind() == StmtKind::For && s->loop == LoopKind::Serial && s->extent.is_const() && s->body.size() == 1;
+}
+
 Stmt map_top_level(const Stmt& body, const std::function<Stmt(const Stmt&)>& f) {
   if (body.kind() != StmtKind::Seq) return f(body);
   std::vector<Stmt> items;

@@ -1,5 +1,5 @@
-// Shared by fuse_loops, shrink_buffers, interchange_sums, parallel_sums, the
-// prefetch passes and lower_attention:
+// Shared by fuse_loops, shrink_buffers, interchange_sums, parallel_sums,
+// transpose_blocks, the prefetch passes and lower_attention:
 // how a statement tree touches buffers, and rewriting the indices of one
 // buffer's accesses or a loop variable.
 #pragma once
@@ -36,6 +36,12 @@ Stmt rename_var(const Stmt& s, const std::string& from, const std::string& to);
 /// values, extents, view offsets, a Matmul's sizes); loops binding `v` keep
 /// their name.
 Stmt substitute_var(const Stmt& s, const std::string& v, const Index& by);
+
+/// The statements of a Seq without its comments; a lone statement otherwise.
+std::vector<Stmt> statements(const Stmt& s);
+
+/// A serial loop of constant extent (with its one body statement).
+bool serial_const_loop(const Stmt& s);
 
 /// A kernel body with each top-level statement (the items of a Seq, else
 /// the body itself) replaced by f of it.

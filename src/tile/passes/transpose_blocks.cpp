@@ -13,19 +13,6 @@ namespace axon::tile {
 
 namespace {
 
-// The statements of a Seq without its comments; a lone statement otherwise.
-std::vector<Stmt> statements(const Stmt& s) {
-  std::vector<Stmt> out;
-  if (s.kind() != StmtKind::Seq) return {s};
-  for (const Stmt& x : s->body)
-    if (x.kind() != StmtKind::Comment) out.push_back(x);
-  return out;
-}
-
-bool serial_const_loop(const Stmt& s) {
-  return s.kind() == StmtKind::For && s->loop == LoopKind::Serial && s->extent.is_const() && s->body.size() == 1;
-}
-
 Stmt loop(const std::string& var, int64_t extent, Stmt body) {
   return Stmt::loop(var, Index(extent), LoopKind::Serial, std::move(body));
 }
