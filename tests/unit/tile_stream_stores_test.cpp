@@ -25,17 +25,6 @@ using tile::Kernel;
 using tile::Stmt;
 using tile::StmtKind;
 
-std::vector<ir::Tensor> inputs_of(const ir::Graph& g, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-2, 2);
-  std::vector<ir::Tensor> in;
-  for (const ir::ParamInfo& p : g.params) {
-    ir::Tensor t{p.type, std::vector<double>(static_cast<size_t>(p.type.numel()))};
-    for (double& v : t.data) v = static_cast<float>(u(rng));
-    in.push_back(std::move(t));
-  }
-  return in;
-}
 
 // (buffer name, streaming) of every Store of k, in program order.
 std::vector<std::pair<std::string, bool>> stores_of(const Kernel& k) {
@@ -77,7 +66,7 @@ TEST(tile_stream_stores, RowOutputsOfVectorLoopsStreamAndNothingElse) {
     EXPECT_EQ(plain_outputs, 1) << what;
     EXPECT_NE(tile::print(after).find("(streaming)"), std::string::npos);
     EXPECT_EQ(tile::print(before).find("(streaming)"), std::string::npos);
-    std::vector<ir::Tensor> in = inputs_of(g, 3);
+    std::vector<ir::Tensor> in = test::graph_inputs(g, 3);
     std::vector<ir::Tensor> a = tile::interpret(before, in), b = tile::interpret(after, in);
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].data, b[i].data) << "output " << i;

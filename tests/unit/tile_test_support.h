@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ir/tensor.h"
 #include "tile/kernel.h"
 #include "tile/lower_gemm.h"
@@ -24,6 +25,20 @@ inline std::string problems_text(const std::vector<std::string>& problems) {
   std::string s;
   for (const std::string& p : problems) s += p + "\n";
   return s;
+}
+
+/// One tensor per parameter of `g`, uniform in [-2, 2) rounded to float32,
+/// from `seed`: a graph's inputs for the interpreter and the tile programs.
+inline std::vector<ir::Tensor> graph_inputs(const ir::Graph& g, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-2, 2);
+  std::vector<ir::Tensor> in;
+  for (const ir::ParamInfo& p : g.params) {
+    ir::Tensor t{p.type, std::vector<double>(static_cast<size_t>(p.type.numel()))};
+    for (double& v : t.data) v = static_cast<float>(u(rng));
+    in.push_back(std::move(t));
+  }
+  return in;
 }
 
 /// One f32 tensor per id in `buffers` (of k.buffers), uniform in [-1, 1)

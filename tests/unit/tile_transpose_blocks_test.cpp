@@ -29,17 +29,6 @@ using tile::Scope;
 using tile::Stmt;
 using tile::StmtKind;
 
-std::vector<ir::Tensor> inputs_of(const ir::Graph& g, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-2, 2);
-  std::vector<ir::Tensor> in;
-  for (const ir::ParamInfo& p : g.params) {
-    ir::Tensor t{p.type, std::vector<double>(static_cast<size_t>(p.type.numel()))};
-    for (double& v : t.data) v = static_cast<float>(u(rng));
-    in.push_back(std::move(t));
-  }
-  return in;
-}
 
 std::string spec(const std::string& params, const std::string& body) {
   return "import numpy as np\n\ndef f(" + params + "):\n    return " + body + "\n";
@@ -70,7 +59,7 @@ Kernel lowered(const ir::Graph& g, int threads) {
 }
 
 void expect_same_values(const Kernel& a, const Kernel& b, const ir::Graph& g, const std::string& what) {
-  std::vector<ir::Tensor> in = inputs_of(g, 5);
+  std::vector<ir::Tensor> in = test::graph_inputs(g, 5);
   std::vector<ir::Tensor> x = tile::interpret(a, in), y = tile::interpret(b, in);
   ASSERT_EQ(x.size(), y.size()) << what;
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i].data, y[i].data) << what << ": output " << i;
@@ -79,7 +68,7 @@ void expect_same_values(const Kernel& a, const Kernel& b, const ir::Graph& g, co
 // Against the graph's float64 meaning: a transpose and these maps round
 // nothing the interpreter does not, so the values agree to float64 rounding.
 void expect_reference(const Kernel& k, const ir::Graph& g, const std::string& what) {
-  std::vector<ir::Tensor> in = inputs_of(g, 5);
+  std::vector<ir::Tensor> in = test::graph_inputs(g, 5);
   std::vector<ir::Tensor> got = tile::interpret(k, in), want = verify::interpret(g, in);
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
