@@ -25,7 +25,6 @@ using tile::Kernel;
 using tile::Stmt;
 using tile::StmtKind;
 
-
 // (buffer name, streaming) of every Store of k, in program order.
 std::vector<std::pair<std::string, bool>> stores_of(const Kernel& k) {
   std::vector<std::pair<std::string, bool>> out;

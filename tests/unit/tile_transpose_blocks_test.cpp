@@ -29,7 +29,6 @@ using tile::Scope;
 using tile::Stmt;
 using tile::StmtKind;
 
-
 std::string spec(const std::string& params, const std::string& body) {
   return "import numpy as np\n\ndef f(" + params + "):\n    return " + body + "\n";
 }
