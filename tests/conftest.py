@@ -8,11 +8,13 @@ The test modules import this file as `conftest` (pytest puts its folder on
 sys.path), so everything here is plain functions, not fixtures.
 """
 
+import ctypes
 import importlib.util
 import inspect
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +33,19 @@ EXIT_OK, EXIT_USER_ERROR, EXIT_INTERNAL, EXIT_OVER_BUDGET = 0, 1, 2, 3
 NUMPY_RTOL = 1e-12
 
 TINY = 2.0 ** -126  # the absolute floor of every element budget
+
+
+def kernel_library(folder):
+    """folder/kernel.cpp built with g++ into folder/kernel.so and loaded
+    (ctypes); the test is skipped where there is no g++."""
+    cxx = shutil.which("g++")
+    if cxx is None:
+        pytest.skip("g++ not found")
+    lib = Path(folder) / "kernel.so"
+    c = subprocess.run([cxx, "-O2", "-march=native", "-ffp-contract=off", "-fPIC", "-shared", "-fopenmp", "-o",
+                        str(lib), str(Path(folder) / "kernel.cpp")], capture_output=True, text=True, timeout=300)
+    assert c.returncode == 0, c.stderr
+    return ctypes.CDLL(str(lib))
 
 
 def require_axon():

@@ -12,7 +12,6 @@ evaluation of the spec on those inputs: within 1e-4 of the output's scale.
 import ctypes
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from conftest import AXON_BIN, SOURCE_DIR, import_spec, entry_function, require_axon  # noqa: E402
+from conftest import AXON_BIN, SOURCE_DIR, import_spec, entry_function, kernel_library, require_axon  # noqa: E402
 
 PROGRAMS = ["logsumexp_all", "frobenius_norm", "mse_loss", "kl_div", "mean_axis0", "var_axis0", "logsumexp_axis0",
             "softmax_axis0", "concat_axis0_mean"]
@@ -34,18 +33,11 @@ def compile_kernel(spec, folder, split):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     source = (folder / "kernel.cpp").read_text()
-    cxx = shutil.which("g++")
-    if cxx is None:
-        pytest.skip("g++ not found")
-    lib = folder / "kernel.so"
-    c = subprocess.run([cxx, "-O2", "-march=native", "-ffp-contract=off", "-fPIC", "-shared", "-fopenmp", "-o",
-                        str(lib), str(folder / "kernel.cpp")], capture_output=True, text=True, timeout=300)
-    assert c.returncode == 0, c.stderr
     header = (folder / "kernel.h").read_text()
     entry = re.search(r"void (\w+)\(", header).group(1)
     outputs = [tuple(int(d) for d in dims.split(",") if d.strip())
                for dims in re.findall(r"^//\s+\w+\s+f32\[([0-9, ]*)\]\s+output", header, re.M)]
-    return source, getattr(ctypes.CDLL(str(lib)), entry), outputs
+    return source, getattr(kernel_library(folder), entry), outputs
 
 
 def run(fn, inputs, shapes):

@@ -14,8 +14,6 @@ print no intermediate buffer.
 import ctypes
 import json
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from conftest import EXIT_OK, require_axon, run_axon  # noqa: E402
+from conftest import EXIT_OK, kernel_library, require_axon, run_axon  # noqa: E402
 
 # (name, parameters, body, numpy function over the float64 inputs)
 PROGRAMS = [
@@ -48,14 +46,7 @@ def spec_text(params, body):
 
 
 def build(folder):
-    cxx = shutil.which("g++")
-    if cxx is None:
-        pytest.skip("g++ not found")
-    lib = folder / "kernel.so"
-    c = subprocess.run([cxx, "-O2", "-march=native", "-ffp-contract=off", "-fPIC", "-shared", "-fopenmp", "-o",
-                        str(lib), str(folder / "kernel.cpp")], capture_output=True, text=True, timeout=300)
-    assert c.returncode == 0, c.stderr
-    return ctypes.CDLL(str(lib)).f
+    return kernel_library(folder).f
 
 
 @pytest.mark.parametrize("name,params,body,fn", PROGRAMS, ids=[p[0] for p in PROGRAMS])
