@@ -98,6 +98,13 @@ bool minus_infinity(const Value& raw) {
          v.op().attrs.value == -std::numeric_limits<double>::infinity();
 }
 
+// ceil((x k + t) / d) for x >= 0, k >= 0 and d > 0, as an Index; nullopt
+// where t + d - 1 < 0, so that the division stays one of non-negative values.
+std::optional<Index> ceil_div(const Index& x, int64_t k, int64_t t, int64_t d) {
+  if (t + d - 1 < 0) return std::nullopt;
+  return (x * Index(k) + Index(t + d - 1)) / Index(d);
+}
+
 }  // namespace
 
 std::optional<AffineMask> affine_mask(const Value& score, const std::string& i, const std::string& j, const Ranges& ranges) {
@@ -117,20 +124,18 @@ std::optional<Index> key_blocks_unmasked(const AffineMask& m, const Index& qb, i
   // Block kb hides nothing when its largest a_i i + a_j j + c, at the
   // block's first row and last key, is < 0: a_j kb bk < u with
   // u = -a_i qb bq - a_j (bk - 1) - c. The blocks before ceil(u / (a_j bk)).
-  const int64_t d = m.a_j * bk;
-  const int64_t u0 = -m.a_j * (bk - 1) - m.c;  // u at qb = 0
-  if (u0 + d - 1 < 0) return std::nullopt;     // keep the division of non-negative values
-  const Index unmasked = (qb * Index(-m.a_i * bq) + Index(u0 + d - 1)) / Index(d);
-  return min(unmasked, Index(blocks));
+  std::optional<Index> unmasked = ceil_div(qb, -m.a_i * bq, -m.a_j * (bk - 1) - m.c, m.a_j * bk);
+  if (!unmasked) return std::nullopt;
+  return min(*unmasked, Index(blocks));
 }
 
 std::optional<Index> keys_unmasked(const AffineMask& m, const Index& row, const Index& key0, int64_t bk) {
   if (m.a_j <= 0 || m.a_i > 0 || bk <= 0) return std::nullopt;
   // Key j of the block is masked when a_i row + a_j (key0 + j) + c >= 0,
   // j >= ceil((-a_i row - c) / a_j) - key0.
-  const int64_t n0 = m.a_j - 1 - m.c;  // the ceiling's numerator at row 0
-  if (n0 < 0) return std::nullopt;
-  const Index n = (row * Index(-m.a_i) + Index(n0)) / Index(m.a_j) - key0;
+  std::optional<Index> first_masked = ceil_div(row, -m.a_i, -m.c, m.a_j);
+  if (!first_masked) return std::nullopt;
+  const Index n = *first_masked - key0;
   const Index at_least_0 = min(Index(0), n * Index(-1)) * Index(-1);  // max(0, n)
   return min(at_least_0, Index(bk));
 }
@@ -153,11 +158,9 @@ std::optional<Index> key_blocks_needed(const AffineMask& m, const Index& qb, int
   // block's last row and first key, is >= 0: a_j kb bk >= t with
   // t = -a_i (qb bq + bq - 1) - c. The blocks before ceil(t / (a_j bk))
   // are computed.
-  const int64_t d = m.a_j * bk;
-  const int64_t t0 = -m.a_i * (bq - 1) - m.c;  // t at qb = 0
-  if (t0 + d - 1 < 0) return std::nullopt;     // keep the division of non-negative values
-  const Index needed = (qb * Index(-m.a_i * bq) + Index(t0 + d - 1)) / Index(d);
-  return min(needed, Index(blocks));
+  std::optional<Index> needed = ceil_div(qb, -m.a_i * bq, -m.a_i * (bq - 1) - m.c, m.a_j * bk);
+  if (!needed) return std::nullopt;
+  return min(*needed, Index(blocks));
 }
 
 }  // namespace axon::tile
