@@ -15,6 +15,8 @@
 #include <random>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "codegen/c_like/c_index.h"
 #include "codegen/c_like/c_scalar.h"
 #include "codegen/c_like/kernel_abi.h"
@@ -511,7 +513,7 @@ TEST(codegen, HeaderIsPlainC) {
             std::string::npos)
       << k.header;
   EXPECT_NE(k.header.find("//   out2  f32[]"), std::string::npos) << "every buffer's shape is listed";
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "axon-codegen-header";
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / ("axon-codegen-header-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "kernel.h") << k.header;
   std::ofstream(dir / "use.c") << "#include \"kernel.h\"\nint main(void) { return 0; }\n";

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "codegen/c_like/naive_cpp.h"
 #include "frontend/spec.h"
 #include "gate/battery.h"
@@ -157,8 +159,10 @@ TEST(gate, SymbolAllowlist) {
 // call is found with its name; thread-local, read-only and the C++
 // runtime's own data are not.
 std::vector<gate::StaticData> statics_of(const std::string& source, const std::string& flags = "-std=gnu++20") {
-  const std::string dir = ::testing::TempDir();
-  const std::string src = dir + "/statics.cpp", obj = dir + "/statics.o";
+  // One name per process: two test runs at once (two checkouts) must not
+  // compile over each other's object.
+  const std::string stem = ::testing::TempDir() + "/axon-statics-" + std::to_string(::getpid());
+  const std::string src = stem + ".cpp", obj = stem + ".o";
   {
     std::ofstream f(src);
     f << source;

@@ -25,8 +25,8 @@ using axon::support::in_child;
 using CountThreads = int (*)();
 
 CountThreads load_openmp_kernel() {
-  const std::string dir = ::testing::TempDir();
-  const std::string src = dir + "/omp_threads.cpp", so = dir + "/omp_threads.so";
+  const std::string stem = ::testing::TempDir() + "/axon-omp-threads-" + std::to_string(::getpid());
+  const std::string src = stem + ".cpp", so = stem + ".so";
   {
     std::ofstream f(src);
     f << "#include <omp.h>\n"
