@@ -695,7 +695,7 @@ int main(int argc, char** argv) {
   optimize->add_option("--proposer-rounds", of.proposer_rounds, "requests sent to the proposer (default 3)");
   optimize->add_option("--proposer-timeout", of.proposer_timeout_s, "seconds the proposer may take per round (default 300)");
   optimize->add_option("--peers", of.peers,
-                       "then time the kernel, the naive kernel and these (comma list: numpy,torch,torch.compile,jax) "
+                       "then time the kernel, the naive kernel and these (comma list: numpy,torch,torch.compile,jax,torch.sdpa) "
                        "side by side on cold inputs, each checked");
 
   TargetFlags tf;
@@ -710,7 +710,7 @@ int main(int argc, char** argv) {
   bench->add_option("specs", bf.specs, "workload spec files (default: bench/workloads/*.py)");
   bench->add_option("-o,--out", bf.opts.out_dir, "output directory (bench.md, bench.csv, bench.json, bench.png)");
   bench->add_option("--budget", bf.opts.budget_s, "seconds optimize may search per workload");
-  bench->add_option("--peers", bf.peers, "comma list of peers (default numpy,torch,torch.compile,jax; none: no peers)");
+  bench->add_option("--peers", bf.peers, "comma list of peers (default numpy,torch,torch.compile,jax,torch.sdpa; none: no peers)");
   bench->add_option("--db", bf.opts.db_path, "tuning database file (default: $AXON_DB or ~/.cache/axon/tuning.sqlite)");
   bench->add_flag("--no-db", bf.no_db, "neither read nor write the tuning database");
   bench->add_flag("--ablate-rewrites", bf.opts.ablate_rewrites,

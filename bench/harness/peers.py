@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times the peers (numpy, PyTorch eager, torch.compile, JAX jit) on one workload.
+"""Times the peers (numpy, PyTorch eager, torch.compile, JAX jit, PyTorch's fused attention) on one workload.
 
 `axon bench` runs this as a subprocess, once per workload, with the inputs
 it generated (.npy, float64 values, cast here to each parameter's dtype) and,
@@ -13,12 +13,16 @@ when it has them, the float64 reference and the error budget per element:
 Every peer runs the same spec file, unchanged: numpy as it is; torch and jax
 by executing the file with `import numpy` answered by a small shim that maps
 the numpy calls the workloads use onto torch / jax.numpy (see TorchNumpy and
-jax_numpy below). Before a peer is timed, its output is compared with
+jax_numpy below). "torch.sdpa" is the exception: it runs a hand-written
+PyTorch form of the program around torch.nn.functional.scaled_dot_product_attention
+(bench/harness/torch_sdpa.py: what a user would call instead of writing
+attention out), and is "not applicable: ..." for a program without one.
+Before a peer is timed, its output is compared with
 numpy's: within 2x the error budget (both are within one budget of the exact
 value when correct) or, without a budget, within rtol 1e-3 of numpy's scale.
 A peer that is not importable (or is named in $AXON_PEERS_HIDE, a comma
 list, which tests use to simulate a missing install) is "not installed"; a
-name outside the known four is "unknown peer"; one that raises, or returns
+name outside the known five is "unknown peer"; one that raises, or returns
 something else, is "failed: reason" or "wrong result: ...". Nothing is
 dropped. Timing: warm-up calls (which include torch.compile's and jit's
 compilation, reported as compile_s), then repetitions until at least 5 and
@@ -92,7 +96,8 @@ import types
 
 import numpy as np
 
-ALL_PEERS = ["numpy", "torch", "torch.compile", "jax"]
+ALL_PEERS = ["numpy", "torch", "torch.compile", "jax", "torch.sdpa"]
+NOT_APPLICABLE = "not applicable"
 DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "bool": np.bool_}
 
 
@@ -341,6 +346,10 @@ def first_line(e):
     return text[0][:200] if text else type(e).__name__
 
 
+class NotApplicable(Exception):
+    """The peer has no form of this program (torch.sdpa on a program that is not attention)."""
+
+
 class Rotation:
     """Cycles through `copies` argument sets: next() is the set for the next call."""
 
@@ -363,9 +372,16 @@ def make_runner(peer, spec, entry, inputs, dtypes, copies=1):
         first = rot.sets[0]
         call = lambda: fn(*rot.next())  # noqa: E731
         return (lambda: [np.asarray(o) for o in as_list(fn(*first))]), call
-    if peer in ("torch", "torch.compile"):
+    if peer in ("torch", "torch.compile", "torch.sdpa"):
         import torch
-        fn = load_entry(spec, entry, TorchNumpy(torch))
+        if peer == "torch.sdpa":
+            import torch_sdpa
+            name = load_entry(spec, entry, np).__name__
+            fn = torch_sdpa.forms(torch).get(name)
+            if fn is None:
+                raise NotApplicable(f"{name} has no scaled_dot_product_attention form (bench/harness/torch_sdpa.py)")
+        else:
+            fn = load_entry(spec, entry, TorchNumpy(torch))
         if peer == "torch.compile":
             fn = torch.compile(fn)
         rot = Rotation(lambda: [torch.from_numpy(np.array(a, dtype=d, copy=True)) for a, d in zip(inputs, dtypes)],
@@ -516,9 +532,10 @@ def copies_for(rotate_bytes, inputs, dtypes, outputs):
 
 def is_installed(peer):
     hidden = [p.strip() for p in os.environ.get("AXON_PEERS_HIDE", "").split(",") if p.strip()]
-    if peer in hidden or (peer == "torch.compile" and "torch" in hidden):
+    if peer in hidden or (peer in ("torch.compile", "torch.sdpa") and "torch" in hidden):
         return False, ""
-    module = {"numpy": "numpy", "torch": "torch", "torch.compile": "torch", "jax": "jax"}.get(peer, peer)
+    module = {"numpy": "numpy", "torch": "torch", "torch.compile": "torch", "torch.sdpa": "torch",
+              "jax": "jax"}.get(peer, peer)
     try:
         __import__(module)
         return True, ""
@@ -659,6 +676,8 @@ def main():
                     timed_calls[peer] = call
             except SystemExit:
                 raise
+            except NotApplicable as e:
+                row["status"] = f"{NOT_APPLICABLE}: {e}"
             except Exception as e:  # noqa: BLE001 - every failure is reported in the table
                 row["status"] = "failed: " + first_line(e)
                 if os.environ.get("AXON_PEERS_TRACEBACK"):

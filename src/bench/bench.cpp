@@ -574,6 +574,7 @@ std::string summary_line(const json& w) {
     s += buf;
   }
   for (const auto& [p, row] : w["peers"].items()) {
+    if (row.value("status", "").rfind("not applicable", 0) == 0) continue;  // torch.sdpa beside a non-attention program
     s += ", " + p + " ";
     if (row.value("status", "") == "ok") {
       std::snprintf(buf, sizeof buf, "%.4g ms", row.value("median_ms", 0.0));

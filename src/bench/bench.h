@@ -39,7 +39,9 @@ struct BenchOptions {
   std::vector<std::string> specs;   // workload spec files, in order
   std::string out_dir = "bench/out";
   double budget_s = 60;             // optimize's search budget per workload
-  std::vector<std::string> peers = {"numpy", "torch", "torch.compile", "jax"};
+  // torch.sdpa: PyTorch's fused attention, on the programs it has a form of
+  // (bench/harness/torch_sdpa.py); "not applicable" on the others.
+  std::vector<std::string> peers = {"numpy", "torch", "torch.compile", "jax", "torch.sdpa"};
   std::string db_path;              // empty: the default tuning database
   bool use_db = true;
   double min_seconds = 0.2;         // timed seconds per kernel and per peer, at least

@@ -32,11 +32,17 @@ std::string cell(std::string s, size_t max = 48) {
   return s.size() > max ? s.substr(0, max - 3) + "..." : s;
 }
 
-// ms when the row was timed, else its status.
+// A peer with no form of the program (torch.sdpa on a program that is not
+// attention): "not applicable: why" from peers.py.
+bool not_applicable(const std::string& status) { return status.rfind("not applicable", 0) == 0; }
+
+// ms when the row was timed, else its status ("n/a" in markdown for a peer
+// with no form of the program).
 std::string time_cell(const json& row, const char* key, bool markdown) {
   std::string status = str(row, "status");
   if (status == "ok" && num(row, key) > 0) return fmt("%.4g", num(row, key));
   if (status.empty()) status = "not run";
+  if (markdown && not_applicable(status)) return "n/a";
   return markdown ? cell(status) : status;
 }
 
@@ -158,7 +164,7 @@ std::string bench_markdown(const json& b) {
       const json& row = w.contains("peers") && w["peers"].contains(p) ? w["peers"][p] : json::object();
       o << " " << time_cell(row, "median_ms", true) << " |";
       std::string st = str(row, "status");
-      if (st != "ok" && cell(st) != st) notes.push_back(name + ", " + p + ": " + st);
+      if (st != "ok" && !not_applicable(st) && cell(st) != st) notes.push_back(name + ", " + p + ": " + st);
     }
     const json& a = w["axon"];
     std::string best = str(w, "best_peer");
