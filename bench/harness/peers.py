@@ -36,6 +36,12 @@ timed calls cycle through them, so that no call finds its inputs in cache
 from the call before, as axon's own kernels are timed. Outputs are whatever
 the peer allocates per call (a fresh array, as a user of it would get).
 
+Dense outputs: axon's kernels write every output dense and row-major. A
+peer whose output is a view (numpy's and torch's transposes, which move no
+element) is timed with a copy of that output to a dense array after each
+call (np.ascontiguousarray, Tensor.contiguous), and its row lists those
+outputs under "made_dense"; an output that is dense already is not copied.
+
 Interleaved timing (--interleave-rounds R, with --kernel NAME=LIB.so:SYMBOL
 for each compiled kernel to put next to the peers, such as axon's): after
 every peer has been checked and timed on its own, the contenders that
@@ -74,7 +80,7 @@ Writes one JSON object (stdout, or --out):
     {"entry": ..., "numpy_output_dtypes": [...], "peers": {NAME: {"status": "ok" |
      "not installed" | "failed: ..." | "wrong result: ...", "median_ms", "min_ms",
      "max_ms", "reps", "copies", "compile_s", "max_error_over_budget", "max_diff_vs_numpy",
-     "interleaved_ms", "burst_ms"}},
+     "made_dense", "interleaved_ms", "burst_ms"}},
      "kernels": {NAME: {the same fields, no compile_s}}, "interleave": {"rounds", "burst_seconds", "order"},
      "stream": {"status", "elements", "bytes_per_call", "median_ms", ..., "interleaved_ms", "burst_ms",
                 "gbs", "burst_gbs"} (with --stream),
@@ -405,6 +411,34 @@ def make_runner(peer, spec, entry, inputs, dtypes, copies=1):
     raise SystemExit(f"peers.py: unknown peer {peer!r} (known: {', '.join(ALL_PEERS)})")
 
 
+def views_among(outputs):
+    """The indices of the outputs (as make_runner's first callable returns
+    them) that are not dense row-major arrays: a view a peer returned, such
+    as numpy's or torch's transpose, whose elements nobody has moved yet."""
+    return [i for i, o in enumerate(outputs) if isinstance(o, np.ndarray) and not o.flags.c_contiguous]
+
+
+def made_dense(peer, call, which):
+    """The timed call of `peer`, followed by a copy of each output in `which`
+    to a dense row-major array, the layout axon's kernels write. Without it a
+    peer that answers with a view is timed doing none of the work (numpy's
+    np.transpose returns in microseconds what axon's kernel spends a pass over
+    memory on); with it, every contender is timed producing the same result.
+    jax's outputs are always dense (XLA materialises them), so its call is
+    returned unchanged, as is any call with no view among its outputs."""
+    if not which or peer == "jax":
+        return call
+    if peer == "numpy":
+        dense = np.ascontiguousarray
+    else:
+        dense = lambda t: t.contiguous()  # noqa: E731 - torch and torch.compile
+
+    def run():
+        outs = as_list(call())
+        return [dense(o) if i in which else o for i, o in enumerate(outs)]
+    return run
+
+
 def placed_empty(shape, dtype, offset):
     """An uninitialised dense array whose data starts `offset` bytes past a 4096-byte boundary."""
     nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
@@ -670,6 +704,10 @@ def main():
                 elif peer == "numpy" and untimed_numpy:
                     row["status"] = "ok (not timed)"
                 else:
+                    views = views_among(got)
+                    if views and peer != "jax":
+                        row["made_dense"] = views
+                        call = made_dense(peer, call, views)
                     row.update(time_call(call, min_seconds=args.min_seconds))
                     row["copies"] = copies
                     row["status"] = "ok"

@@ -84,3 +84,20 @@ def test_the_torch_shim_gives_numpy_transpose_forms():
                  lambda a: a.T, lambda a: a[0].transpose(1, 0)]:
         assert np.array_equal(form(t).numpy(), form(x))
     assert t.transpose(0, 2).shape == (4, 3, 2)  # torch's own two-dim swap is unchanged
+
+
+def test_a_view_is_timed_with_its_copy_to_a_dense_array():
+    # numpy's np.transpose moves no element; the timed call must produce what axon's kernel writes.
+    path = SOURCE_DIR / "bench" / "corpus" / "transpose_nhwc.py"
+    inputs, dtypes, want = numpy_run(path)
+    assert peers.views_among(want) == [0]
+    _, call = peers.make_runner("numpy", str(path), "", inputs, dtypes)
+    assert not call().flags.c_contiguous
+    dense = peers.made_dense("numpy", call, [0])()
+    assert len(dense) == 1 and dense[0].flags.c_contiguous
+    assert np.array_equal(dense[0], want[0])
+    # a dense output is timed as it is, and so is jax's (XLA writes every output dense)
+    rows = SOURCE_DIR / "bench" / "corpus" / "mean_axis0.py"
+    assert peers.views_among(numpy_run(rows)[2]) == []
+    assert peers.made_dense("numpy", call, []) is call
+    assert peers.made_dense("jax", call, [0]) is call
