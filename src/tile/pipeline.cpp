@@ -17,6 +17,7 @@
 #include "tile/passes/prefetch_rows.h"
 #include "tile/passes/reciprocal_divisors.h"
 #include "tile/passes/shrink_buffers.h"
+#include "tile/passes/split_concat_reads.h"
 #include "tile/passes/stream_stores.h"
 #include "tile/passes/transpose_blocks.h"
 #include "tile/passes/vectorize.h"
@@ -53,6 +54,8 @@ std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
   if (o.inline_maps)
     p.push_back({"inline_maps", "elementwise values are recomputed where they are read, not stored",
                  [reused = o.inline_reused](const Kernel& k) { return inline_maps(k, reused); }});
+  p.push_back({"split_concat_reads", "a concatenation is read from its pieces by loops split at their boundaries, not copied",
+               split_concat_reads});
   if (o.fuse) {
     p.push_back({"fuse_loops", "adjacent loops over the same rows become one loop", fuse_loops});
     p.push_back({"shrink_buffers", "a buffer used within one row becomes a per-row scratch", shrink_buffers});

@@ -1,5 +1,6 @@
 #include "tile/passes/fuse_loops.h"
 
+#include <algorithm>
 #include <set>
 
 #include "tile/passes/interchange_sums.h"
@@ -27,15 +28,28 @@ bool binds(const Stmt& s, const std::string& var) {
   return found;
 }
 
-// Whether every access of `b` in `accs` is an element access whose first
-// index is the variable `var`.
-bool row_local(const std::vector<Access>& accs, int b, const std::string& var) {
+// Whether every access of `b` in `accs` is an element access whose index
+// in dimension `dim` is the variable `var`.
+bool indexed_by(const std::vector<Access>& accs, int b, const std::string& var, size_t dim) {
   for (const Access& a : accs) {
     if (a.buffer != b) continue;
-    if (a.view || a.idx.empty()) return false;
-    if (a.idx[0].kind() != IndexKind::Var || a.idx[0].name() != var) return false;
+    if (a.view || a.idx.size() <= dim) return false;
+    if (a.idx[dim].kind() != IndexKind::Var || a.idx[dim].name() != var) return false;
   }
   return true;
+}
+
+// Whether one dimension of `b` is indexed by the first loop's variable in
+// every access of the first body and by the second's in every access of the
+// second: then iterations i and i' != i touch disjoint elements of `b`.
+bool row_local(const std::vector<Access>& a1, const std::string& v1, const std::vector<Access>& a2,
+               const std::string& v2, int b) {
+  size_t rank = 0;
+  for (const Access& a : a1)
+    if (a.buffer == b) rank = std::max(rank, a.idx.size());
+  for (size_t d = 0; d < rank; ++d)
+    if (indexed_by(a1, b, v1, d) && indexed_by(a2, b, v2, d)) return true;
+  return false;
 }
 
 bool legal(const Kernel& k, const Stmt& l1, const Stmt& l2) {
@@ -63,7 +77,7 @@ bool legal(const Kernel& k, const Stmt& l1, const Stmt& l2) {
   for (int b : w2)
     if (t1.count(b)) shared.insert(b);
   for (int b : shared)
-    if (!row_local(a1, b, l1->var) || !row_local(a2, b, l2->var)) return false;
+    if (!row_local(a1, l1->var, a2, l2->var, b)) return false;
   return true;
 }
 

@@ -6,8 +6,10 @@
 /// Free and Comment statements between them, are fused (the second's body
 /// after the first's, in one iteration) when every buffer one of them
 /// writes and the other touches is indexed, in both, by the loop variable
-/// in its first dimension: then iteration i of the second loop only reads
-/// what iteration i of the first wrote, and fusing keeps every value. The
+/// in one same dimension (the first, `t[i, j]`, or another, `t[0, i, 0, 0]`
+/// of a statistic kept with keepdims): then iteration i of the second loop
+/// only reads what iteration i of the first wrote, and fusing keeps every
+/// value. The
 /// Allocs between them move before the fused loop and the Frees after it.
 /// A loop that interchange_sums would take alone (a sum down the columns of
 /// its input, `for j { acc = 0; for i { acc += x[i, j] }; t[j] = acc }`) is
