@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times kernels compiled by `axon compile` side by side, in turns.
 
-    bench/ab/time_kernels.py [--cpu-time | --processes] ROUNDS DIR_A DIR_B [DIR ...]
+    bench/ab/time_kernels.py [--cpu-time] [--cold] ROUNDS DIR_A DIR_B [DIR ...]
+    bench/ab/time_kernels.py --processes ROUNDS DIR_A DIR_B [DIR ...]
 
 Each DIR holds a kernel.cpp and kernel.h of the same spec (for example the
 same workload compiled by two builds of axon at one schedule). Every kernel
@@ -14,7 +15,10 @@ the median over rounds of each round's median, in ms, and its ratio to the
 first. Float32, bool and int inputs only. With --cpu-time the calling
 thread's CPU time is measured instead of the wall clock: for kernels on one
 thread (`*.threads` 1) on a loaded host, whose wall times count the slices
-other processes took. With --processes each round's timing of each kernel
+other processes took. With --cold each kernel cycles through copies of
+its buffers that reach 192 MiB (at least 2), a call on the next copy each
+time, as `axon bench` rotates cold inputs (docs/bench.md): a kernel whose
+input fits the L3 is then timed reading it from memory, not from the cache. With --processes each round's timing of each kernel
 runs in a fresh process (the library built once): on a loaded 2-core host,
 OpenMP kernels timed in turns in one process sometimes waited 8 to 48 ms
 per call (a var_axis0 kernel of 0.16 ms alone gave round medians of 0.15
@@ -44,7 +48,26 @@ def host_flags():
     return []
 
 
-def load(directory, out):
+COLD_BYTES = 192 << 20  # the bench's cold rotation on a 32 MiB L3 (docs/bench.md, "Cold inputs")
+
+
+def load(directory, out, cold=False):
+    """The kernel's call on its buffers, and the buffers. With `cold`, as many
+    sets of buffers as reach COLD_BYTES (at least 2), each call on the next."""
+    if not cold:
+        return load_set(directory, out, 0)
+    call, buffers = load_set(directory, out, 0)
+    per_set = sum(a.nbytes for _, a in buffers)
+    sets = [(call, buffers)] + [load_set(directory, out, i) for i in range(1, max(2, -(-COLD_BYTES // per_set)))]
+    turn = [0]
+
+    def next_call():
+        sets[turn[0] % len(sets)][0]()
+        turn[0] += 1
+    return next_call, [b for _, bs in sets for b in bs]
+
+
+def load_set(directory, out, seed_offset):
     header = open(os.path.join(directory, "kernel.h")).read()
     entry = re.search(r"void (\w+)\(", header).group(1)
     so = os.path.join(out, os.path.basename(os.path.abspath(directory)) + f"_{zlib.crc32(directory.encode())}.so")
@@ -52,7 +75,7 @@ def load(directory, out):
         subprocess.run(["g++", "-w", "-O3", "-fopenmp", "-ffp-contract=off", "-fPIC", "-shared", *host_flags(), "-I",
                         directory, os.path.join(directory, "kernel.cpp"), "-o", so], check=True)
     buffers = []
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(5 + seed_offset)
     for name, dtype, dims in re.findall(r"^//\s+(\w+)\s+(\w+)\[([0-9, ]*)\]\s+(?:input|output)", header, re.M):
         shape = [int(d) for d in dims.split(",") if d.strip()]
         n = int(np.prod(shape)) if shape else 1
@@ -99,6 +122,9 @@ def main():
     clock = time.perf_counter
     if args and args[0] == "--cpu-time":
         clock, args = time.thread_time, args[1:]
+    cold = bool(args) and args[0] == "--cold"
+    if cold:
+        args = args[1:]
     if args and args[0] == "--processes":
         rounds, dirs = int(args[1]), args[2:]
         with tempfile.TemporaryDirectory() as out:
@@ -116,7 +142,7 @@ def main():
         return
     rounds, dirs = int(args[0]), args[1:]
     with tempfile.TemporaryDirectory() as out:
-        kernels = [load(d, out) for d in dirs]
+        kernels = [load(d, out, cold) for d in dirs]
         medians = [[] for _ in dirs]
         for _ in range(rounds):
             for i, (call, _) in enumerate(kernels):
