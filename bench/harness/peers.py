@@ -431,7 +431,7 @@ def made_dense(peer, call, which):
     if peer == "numpy":
         dense = np.ascontiguousarray
     else:
-        dense = lambda t: t.contiguous()  # noqa: E731 - torch and torch.compile
+        dense = lambda t: t.contiguous()  # noqa: E731 - torch, torch.compile, torch.sdpa
 
     def run():
         outs = as_list(call())
