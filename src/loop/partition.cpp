@@ -271,8 +271,22 @@ class Partitioner {
 
   // A run becomes one Row stage when it fits the row-kernel form, else one
   // stage per connected piece (each Row when it fits, else Naive).
-  // Transposes of buffers are Copy stages of their own.
+  // Transposes of buffers are Copy stages of their own, listed before the
+  // run's other stages; a Copy of a value the run itself computes (a
+  // transpose of a product of its inputs) cuts the run there, so that the
+  // stage computing its base comes first.
   void flush(std::vector<NodeId>& run) {
+    const std::set<NodeId> in_run(run.begin(), run.end());
+    for (size_t k = 0; k < run.size(); ++k) {
+      const std::optional<LayoutCopy>& c = copy_[static_cast<size_t>(run[k])];
+      if (!c || !in_run.count(c->base)) continue;
+      std::vector<NodeId> head(run.begin(), run.begin() + static_cast<long>(k));
+      std::vector<NodeId> tail(run.begin() + static_cast<long>(k), run.end());
+      flush(head);
+      flush(tail);
+      run.clear();
+      return;
+    }
     std::vector<NodeId> rest;
     for (NodeId i : run) {
       if (!copy_[static_cast<size_t>(i)]) {
