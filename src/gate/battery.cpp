@@ -201,9 +201,7 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel) {
   record_in(100, 1000, 3);
   record_in(1000, n, 4);
 
-  b.plan.timed = time_kernel;
-  b.plan.time_fills = {fill::kPoison, fill::kNan, fill::kZeros, fill::kRandom};
-  std::shuffle(b.plan.time_fills.begin(), b.plan.time_fills.end(), rng);
+  b.plan.timed = time_kernel;  // the soak's calls, each with its drawn slot and fill
   b.plan.last_slot = static_cast<int>(rng() % static_cast<uint64_t>(nslots));
   b.plan.last_fill = any_fill(slot_sets[static_cast<size_t>(b.plan.last_slot)]);
 

@@ -167,10 +167,8 @@ double g_rounds_min_ms = 100, g_rounds_max_ms = 2000;
 SoakCall* g_soak = nullptr;
 int g_nsoak = 0;
 double g_soak_max_ms = 5000;
-int g_timed = 0, g_warmup = 1, g_min_reps = 5;
-double g_min_ms = 200, g_max_ms = 3000;
-int* g_time_fills = nullptr;
-int g_ntime_fills = 0;
+int g_timed = 0;  // the soak's calls are timed
+char g_hold_path[4096] = "";  // the slots wait for this file to exist
 int g_last_slot = -1, g_last_fill = 0;
 const unsigned char* g_blocks = nullptr;
 
@@ -182,8 +180,8 @@ void read_plan(const char* path) {
   if (!f) fail("cannot open the plan");
   char word[32];
   int version = 0;
-  if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 2)
-    fail("not a version 2 plan");
+  if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 3)
+    fail("not a version 3 plan");
   while (fscanf(f, "%31s", word) == 1) {
     if (!strcmp(word, "end")) break;
     if (!strcmp(word, "buffers")) {
@@ -271,15 +269,8 @@ void read_plan(const char* path) {
       }
     } else if (!strcmp(word, "time")) {
       g_timed = 1;
-      if (fscanf(f, "%d %d %lf %lf %d", &g_warmup, &g_min_reps, &g_min_ms, &g_max_ms, &g_ntime_fills) != 5 ||
-          g_ntime_fills < 1)
-        fail("bad time line");
-      g_time_fills = static_cast<int*>(malloc(sizeof(int) * g_ntime_fills));
-      if (!g_time_fills) fail("malloc failed for the timing");
-      for (int i = 0; i < g_ntime_fills; ++i)
-        if (fscanf(f, "%d", &g_time_fills[i]) != 1 || !valid_fill(g_time_fills[i]) ||
-            g_fills[g_time_fills[i]].kind == kUntouched)
-          fail("bad time line");
+    } else if (!strcmp(word, "hold")) {
+      if (fscanf(f, "%4095s", g_hold_path) != 1) fail("bad hold line");
     } else if (!strcmp(word, "last")) {
       if (fscanf(f, "%d %d", &g_last_slot, &g_last_fill) != 2 || !valid_slot(g_last_slot) || !valid_fill(g_last_fill) ||
           g_fills[g_last_fill].kind == kUntouched)
@@ -289,7 +280,7 @@ void read_plan(const char* path) {
     }
   }
   fclose(f);
-  if (g_timed && g_nslots == 0) fail("timing needs slots");
+  if (g_timed && g_nsoak == 0) fail("timing needs the soak");
 }
 
 // ---- faults --------------------------------------------------------------------
@@ -451,10 +442,8 @@ long long g_seq = 0;  // kernel calls made so far (atomic)
 int g_next_record = 0;
 pthread_mutex_t g_record_mu = PTHREAD_MUTEX_INITIALIZER;
 
-enum { kPhaseBattery, kPhaseBaseline, kPhaseConcurrent, kPhaseAfterRounds, kPhaseSoak, kPhaseRecheck, kPhaseTiming,
-       kPhaseLast };
-const char* const kPhaseNames[] = {"battery", "baseline", "concurrent", "after_rounds", "soak", "recheck", "timing",
-                                   "last"};
+enum { kPhaseBattery, kPhaseBaseline, kPhaseConcurrent, kPhaseAfterRounds, kPhaseSoak, kPhaseRecheck, kPhaseLast };
+const char* const kPhaseNames[] = {"battery", "baseline", "concurrent", "after_rounds", "soak", "recheck", "last"};
 const char* const kLayoutNames[] = {"after", "before", "heap"};
 
 const unsigned char* block_of(int set, int input) {
@@ -801,82 +790,71 @@ void concurrent_rounds() {
 
 // ---- the soak: many calls, every one compared with its slot's baseline -------
 
+int compare_doubles(const void* a, const void* b) {
+  double x = *static_cast<const double*>(a), y = *static_cast<const double*>(b);
+  return x < y ? -1 : x > y;
+}
+
+// The soak's calls are also the timing: when the plan asks for it, each
+// call's kernel time (not its fill, not the comparison) is kept, and their
+// median, least and most are reported when the soak ends.
 void soak() {
   g_call = -5;
   Line begin;
   begin.s("begin call=-5").emit();
+  double* ms = g_timed ? static_cast<double*>(malloc(sizeof(double) * g_nsoak)) : nullptr;
+  if (g_timed && !ms) fail("malloc failed for timings");
   double start = now_ms(), last_progress = start;
   long long made = 0;
   for (int i = 0; i < g_nsoak; ++i) {
     const SoakCall& c = g_soak[i];
     double t = now_ms();
     if (!c.record && t - start > g_soak_max_ms) continue;  // out of time: only the recorded calls remain
-    long long seq = slot_call(c.slot, c.fill);
+    apply_fill(g_slot[c.slot], c.fill);
+    double t0 = now_ms();
+    long long seq = call_on(g_slot[c.slot]);
+    double t1 = now_ms();
+    if (ms) ms[made] = t1 - t0;
     ++made;
     if (!check_drift(c.slot, c.fill, seq, kPhaseSoak) && c.record) record_slot(c.slot, c.fill, seq, kPhaseSoak);
-    if (t - last_progress > 1000) {
+    if (t1 - last_progress > 1000) {
       Line p;
       p.s("progress soak=").i(made).emit();
-      last_progress = t;
+      last_progress = t1;
     }
   }
   Line done;
   done.s("soaked calls=").i(made).s(" planned=").i(g_nsoak).emit();
-}
-
-// ---- timing ------------------------------------------------------------------
-
-int compare_doubles(const void* a, const void* b) {
-  double x = *static_cast<const double*>(a), y = *static_cast<const double*>(b);
-  return x < y ? -1 : x > y;
-}
-
-// Cycles through the slots and the fills; only the kernel call is timed.
-// Every timed call's output is compared with its slot's baseline.
-void time_kernel() {
-  g_call = -2;
-  Line begin;
-  begin.s("begin call=-2").emit();
-  long long n = 0;
-  auto next = [&](int* slot, int* fill) {
-    *slot = static_cast<int>(n % g_nslots);
-    *fill = g_time_fills[(n / g_nslots) % g_ntime_fills];
-    ++n;
-  };
-  for (int w = 0; w < g_warmup; ++w) {
-    int k, f;
-    next(&k, &f);
-    long long seq = slot_call(k, f);
-    check_drift(k, f, seq, kPhaseTiming);
+  if (ms && made > 0) {
+    const int reps = static_cast<int>(made);
+    qsort(ms, static_cast<size_t>(reps), sizeof(double), compare_doubles);
+    double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    char text[256];
+    snprintf(text, sizeof text, "time median_ms=%.9g min_ms=%.9g max_ms=%.9g reps=%d\n", median, ms[0],
+             ms[reps - 1], reps);
+    if (write(g_events, text, strlen(text)) < 0) fail("cannot write events.log");
   }
-  enum { kMaxReps = 100000 };
-  double* ms = static_cast<double*>(malloc(sizeof(double) * kMaxReps));
-  if (!ms) fail("malloc failed for timings");
-  int reps = 0;
-  double total = 0, last_progress = now_ms();
-  while (reps < kMaxReps && (reps < g_min_reps || total < g_min_ms) && (reps == 0 || total < g_max_ms)) {
-    int k, f;
-    next(&k, &f);
-    apply_fill(g_slot[k], f);
-    double t0 = now_ms();
-    long long seq = call_on(g_slot[k]);
-    double t1 = now_ms();
-    ms[reps++] = t1 - t0;
-    total += t1 - t0;
-    check_drift(k, f, seq, kPhaseTiming);
-    if (t1 - last_progress > 1000) {
+  free(ms);
+}
+
+// Before the phases that want the machine to themselves (the rounds, the
+// soak), waits for the hold file: axon creates it when the plain process
+// it runs beside the battery has ended. Progress lines keep the watchdog
+// from taking the wait for a hang.
+void wait_for_hold() {
+  if (!g_hold_path[0]) return;
+  double start = now_ms(), last_progress = start;
+  while (access(g_hold_path, F_OK) != 0) {
+    sleep_ms(2);
+    double t = now_ms();
+    if (t - last_progress > 500) {
       Line p;
-      p.s("progress reps=").i(reps).emit();
-      last_progress = t1;
+      p.s("progress hold").emit();
+      last_progress = t;
     }
   }
-  qsort(ms, static_cast<size_t>(reps), sizeof(double), compare_doubles);
-  double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-  char text[256];
-  snprintf(text, sizeof text, "time median_ms=%.9g min_ms=%.9g max_ms=%.9g reps=%d\n", median, ms[0],
-           ms[reps - 1], reps);
-  if (write(g_events, text, strlen(text)) < 0) fail("cannot write events.log");
-  free(ms);
+  Line held;
+  held.s("held ms=").i(static_cast<long long>(now_ms() - start)).emit();
 }
 
 const unsigned char* map_file(const char* path, size_t* len) {
@@ -937,10 +915,10 @@ int main(int argc, char** argv) {
     run_call(c);
   }
   if (!sanitized && g_nslots > 0) {
+    wait_for_hold();
     make_slots();
     if (g_conc_a >= 0) concurrent_rounds();
     if (g_nsoak > 0) soak();
-    if (g_timed) time_kernel();
     if (g_last_slot >= 0) {
       g_call = -7;
       long long seq = slot_call(g_last_slot, g_last_fill);
@@ -962,7 +940,6 @@ int main(int argc, char** argv) {
   free(g_calls);
   free(g_fills);
   free(g_soak);
-  free(g_time_fills);
   Line done;
   done.s("done").emit();
   return 0;

@@ -72,7 +72,6 @@ std::string lines_from(const std::string& text, size_t at, int n) {
 }
 
 std::string call_name(const RunOutcome& run, int c) {
-  if (c == -2) return "the timing loop";
   if (c == -4) return "the concurrent rounds (two threads calling at once)";
   if (c == -5) return "the soak (many calls in a row)";
   if (c == -6) return "the first calls on the kept buffers";

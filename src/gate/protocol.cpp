@@ -27,7 +27,6 @@ const char* phase_name(Phase p) {
     case Phase::AfterRounds: return "after_rounds";
     case Phase::Soak: return "soak";
     case Phase::Recheck: return "recheck";
-    case Phase::Timing: return "timing";
     case Phase::Last: return "last";
   }
   return "?";
@@ -38,8 +37,8 @@ int DriverPlan::max_records() const {
   for (const SoakCall& c : soak) soak_records += c.record ? 1 : 0;
   const int nslots = static_cast<int>(slots.size());
   // Battery, baselines, rounds (two records per thread and one call per
-  // slot after them), soak, one drift (three records) per slot and phase,
-  // the last call.
+  // slot after them), soak, one drift (three records) per slot and phase
+  // (the warm-up, the rounds, the soak), the last call.
   return static_cast<int>(calls.size()) + nslots + (concurrent_a >= 0 ? 6 : 0) + soak_records + 9 * nslots + 1;
 }
 
@@ -53,7 +52,7 @@ void write_blocks(const DriverPlan& plan, const std::string& blocks_path) {
 
 void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& fills_path) {
   std::ostringstream p;
-  p << "axon-gate-plan 2\n";
+  p << "axon-gate-plan 3\n";
   p << "buffers " << plan.input_bytes.size() << " " << plan.output_bytes.size() << "\n";
   size_t b = 0;
   for (int64_t n : plan.input_bytes) p << "size " << b++ << " " << n << "\n";
@@ -113,11 +112,11 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
     p << "soak " << plan.soak.size() << " " << plan.soak_max_ms << "\n";
     for (const SoakCall& c : plan.soak) p << "s " << c.slot << " " << c.fill << " " << (c.record ? 1 : 0) << "\n";
   }
-  if (plan.timed) {
-    p << "time " << plan.warmup << " " << plan.min_reps << " " << plan.min_ms << " " << plan.max_ms << " "
-      << plan.time_fills.size();
-    for (int f : plan.time_fills) p << " " << f;
-    p << "\n";
+  if (plan.timed && !plan.soak.empty()) p << "time\n";
+  if (!plan.hold_path.empty()) {
+    AXON_CHECK(plan.hold_path.find_first_of(" \t\n") == std::string::npos && plan.hold_path.size() < 4096)
+        << "the hold file's path must be one word: " << plan.hold_path;
+    p << "hold " << plan.hold_path << "\n";
   }
   if (plan.last_slot >= 0) p << "last " << plan.last_slot << " " << plan.last_fill << "\n";
   p << "end\n";
@@ -176,7 +175,7 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
       r.layout = layout == "before" ? Layout::GuardBefore : layout == "heap" ? Layout::Heap : Layout::GuardAfter;
       std::string phase = field(line, "phase");
       for (Phase ph : {Phase::Battery, Phase::Baseline, Phase::Concurrent, Phase::AfterRounds, Phase::Soak,
-                       Phase::Recheck, Phase::Timing, Phase::Last})
+                       Phase::Recheck, Phase::Last})
         if (phase == phase_name(ph)) r.phase = ph;
       r.threads = static_cast<int>(int_field(line, "threads", 0));
       r.running = static_cast<int>(int_field(line, "running", 0));
@@ -210,6 +209,8 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
       log.min_ms = real_field(line, "min_ms");
       log.max_ms = real_field(line, "max_ms");
       log.reps = static_cast<int>(int_field(line, "reps", 0));
+    } else if (kind == "held") {
+      log.held_ms = real_field(line, "ms");
     } else if (kind == "soaked") {
       log.soaked = int_field(line, "calls", -1);
       log.soak_planned = int_field(line, "planned", -1);

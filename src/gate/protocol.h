@@ -2,7 +2,7 @@
 // candidate kernel (docs/gate.md, "protocol"). axon writes:
 //
 //   plan.txt    text, one record a line:
-//                 axon-gate-plan 2
+//                 axon-gate-plan 3
 //                 buffers <inputs> <outputs>
 //                 size <buffer> <bytes>            (inputs first, then outputs)
 //                 block <b> <offset> <bytes>       (a slice of blocks.bin)
@@ -13,7 +13,8 @@
 //                 slot <k> <set> <fill>            (buffers kept for the phases below)
 //                 concurrent <slot a> <slot b> <min rounds> <max rounds> <min ms> <max ms>
 //                 soak <n> <max ms>                (then n lines: s <slot> <fill> <record 0|1>)
-//                 time <warmup> <min_reps> <min_ms> <max_ms> <n> <fill 1> ... <fill n>
+//                 time                             (the soak's calls are timed)
+//                 hold <path>                      (the slots wait until the file exists)
 //                 last <slot> <fill>
 //                 end
 //   blocks.bin  the input buffers' bytes, in the kernel ABI's representation.
@@ -30,7 +31,8 @@
 //                 fault signal=<n> code=<n> addr=0x<hex> region=<input|output|none>
 //                     side=<inside|before|after> buffer=<b> offset=<bytes> call=<c>
 //                 oom call=<c>
-//                 progress reps=<n>
+//                 progress soak=<n> | progress hold | progress rounds=<n>
+//                 held ms=<n>                      (how long the slots waited for the hold file)
 //                 soaked calls=<n> planned=<n>
 //                 rounds n=<n> burst=<calls per thread and round> overlaps=<n>
 //                 time median_ms=<x> min_ms=<x> max_ms=<x> reps=<n>
@@ -39,13 +41,15 @@
 //   outputs.bin the output buffers of every recorded call, in record order,
 //               as they were the moment the call returned.
 //
-// Phases, in order: the battery's calls (each recorded); one recorded call
-// per slot (its baseline); the concurrent rounds (two threads, each on its
+// Phases, in order: the battery's calls (each recorded); the hold (when the
+// plan names a hold file, the driver waits for it to exist: axon runs
+// another process beside the battery and lets the driver go on when it
+// has ended); one recorded call per slot (its baseline); the concurrent rounds (two threads, each on its
 // own slot, started together; the last round and the first round whose
 // output differs from its slot's baseline are recorded, and after the
 // rounds one more call per slot, recorded); the soak (its calls in order,
-// recorded where the plan says); the timing loop (cycling through the
-// slots); the last call (recorded). Every call after the baselines is
+// recorded where the plan says, and each kernel call timed when the plan
+// says `time`); the last call (recorded). Every call after the baselines is
 // compared bit for bit with its slot's baseline; the first call that
 // differs is recorded with two more calls made right after it on the same
 // slot, one with the same fill and one with the baseline's fill. A call's
@@ -108,10 +112,8 @@ struct DriverPlan {
   double rounds_min_ms = 300, rounds_max_ms = 5000;
   std::vector<SoakCall> soak;
   double soak_max_ms = 5000;  // unrecorded soak calls stop after this long (GateOptions::repeat_s)
-  bool timed = false;
-  int warmup = 1, min_reps = 5;
-  double min_ms = 200, max_ms = 3000;
-  std::vector<int> time_fills;  // the timed calls' fills, cycled
+  bool timed = false;         // the soak's kernel calls are timed
+  std::string hold_path;      // the slots wait for this file to exist (empty: no hold)
   int last_slot = -1, last_fill = 0;
 
   /// Most records a run of this plan can write (for the file size limit).
@@ -128,7 +130,7 @@ void write_blocks(const DriverPlan& plan, const std::string& blocks_path);
 void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& fills_path);
 
 /// The phase a record comes from.
-enum class Phase { Battery, Baseline, Concurrent, AfterRounds, Soak, Recheck, Timing, Last };
+enum class Phase { Battery, Baseline, Concurrent, AfterRounds, Soak, Recheck, Last };
 const char* phase_name(Phase p);
 
 struct CallRecord {
@@ -165,6 +167,7 @@ struct DriverLog {
   int64_t soaked = -1, soak_planned = -1;  // soak calls made and planned
   int rounds = -1;                         // concurrent rounds made
   int64_t overlaps = -1;                   // calls that overlapped the other thread's (the fewer of the two)
+  double held_ms = -1;                     // how long the slots waited for the hold file
   std::string error;
 
   const CallRecord* record(int call) const;

@@ -1,8 +1,9 @@
 // verify_kernel: the gate's steps in order. Static checks first (a kernel
 // that may reach the file system or the clock is never run), then the
 // battery in the sanitized build while the references are computed, then
-// the plain process (the user run), then the battery and the timing in the
-// optimised build with the machine to itself.
+// the plain process (the user run) beside the optimised build's battery,
+// then the optimised build's rounds and soak (which is also the timing)
+// with the machine to itself.
 #include <unistd.h>
 
 #include <algorithm>
@@ -253,9 +254,10 @@ int64_t memory_limit(const GateOptions& opts, const DriverPlan& plan) {
                                      : std::max<int64_t>(int64_t{8} << 30, 4 * mapped_bytes(plan));
 }
 
+// `hold_s`: the longest the driver may wait at the plan's hold.
 RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPlan& plan, const std::string& tag,
                       Build build, double call_timeout_s, const GateOptions& opts,
-                      const std::vector<std::string>& names) {
+                      const std::vector<std::string>& names, double hold_s = 0) {
   const std::string plan_path = wd / ("plan_" + tag + ".txt"), blocks = wd / "blocks.bin";
   const std::string fills = wd / ("fills_" + tag + ".bin");
   const std::string events = wd / ("events_" + tag + ".log"), outputs = wd / ("outputs_" + tag + ".bin");
@@ -273,10 +275,11 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   lim.idle_timeout_s = call_timeout_s;
   lim.progress_file = events;
   // Each recorded call may take the call timeout; the phases bounded by
-  // time (soak, rounds, timing) their limits, twice over.
+  // time (soak, rounds) their limits, twice over; the hold its own.
   lim.wall_timeout_s = call_timeout_s * (records + 4) +
                        2e-3 * ((plan.soak.empty() ? 0 : plan.soak_max_ms) +
-                               (plan.concurrent_a >= 0 ? plan.rounds_max_ms : 0) + (plan.timed ? plan.max_ms : 0));
+                               (plan.concurrent_a >= 0 ? plan.rounds_max_ms : 0)) +
+                       hold_s;
   lim.cpu_seconds = static_cast<int64_t>(lim.wall_timeout_s * cores) + 60;
   lim.file_size_bytes = (total_bytes(plan) + (int64_t{1} << 20)) * (records + 2) + (int64_t{64} << 20);
   std::vector<std::string> extra;
@@ -318,6 +321,9 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   return run;
 }
 
+// The longest a plain process may run (its watchdog's wall limit).
+double user_wall_limit_s(const Battery& b, double call_timeout_s) { return 2 * call_timeout_s + 2e-3 * b.user.max_ms; }
+
 // The kernel in a plain process (user_driver_source.h).
 UserOutcome run_user(const WorkDir& wd, const std::string& exe, const Battery& b, double call_timeout_s,
                      const GateOptions& opts) {
@@ -330,7 +336,7 @@ UserOutcome run_user(const WorkDir& wd, const std::string& exe, const Battery& b
   SandboxLimits lim;
   lim.idle_timeout_s = call_timeout_s;
   lim.progress_file = events;
-  lim.wall_timeout_s = 2 * call_timeout_s + 2e-3 * b.user.max_ms;
+  lim.wall_timeout_s = user_wall_limit_s(b, call_timeout_s);
   lim.cpu_seconds = static_cast<int64_t>(lim.wall_timeout_s * cores) + 60;
   lim.file_size_bytes = 2 * total_bytes(b.plan) + (int64_t{64} << 20);
   lim.address_space_bytes = memory_limit(opts, b.plan);
@@ -436,7 +442,10 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   });
   const PhaseClock::Clock::time_point plan_start = PhaseClock::Clock::now();
   Battery battery = plan_battery(g, report.seed, opts.time_kernel);
-  battery.plan.soak_max_ms = battery.user.max_ms = 1000 * opts.repeat_s;
+  // The user run gets a fifth of the repeat time: it goes on beside the
+  // optimised build's battery (docs/gate.md, "Verdict time").
+  battery.plan.soak_max_ms = 1000 * opts.repeat_s;
+  battery.user.max_ms = 1000 * opts.repeat_s / 5;
   References refs(g, battery);
   std::vector<int> compared;
   for (size_t s = 0; s < battery.sets.size(); ++s)
@@ -491,8 +500,8 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   clock.lap("first_runs");
   // Then the user run, beside what is left of the references (nothing, for
   // most graphs). Not beside the sanitized run: a fast kernel's OpenMP
-  // threads sharing the cores with another run spend the repeat time
-  // waiting for each other; a slow kernel's calls stop at the repeat time
+  // threads sharing the cores with another run spend the user run's time
+  // waiting for each other; a slow kernel's calls stop at its time limit
   // anyway, and hide the references of the large graphs (docs/gate.md,
   // "Verdict time").
   auto user_job = std::async(std::launch::async, [&] {
@@ -503,13 +512,39 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   reference_job.get();
   clock.lap("reference_wait");
   clock.record("references", reference_s);
-  auto [user, user_s] = user_job.get();
-  clock.record("user_run", user_s);
-  clock.lap("user_wait");
   fill_reference_outputs(g, battery, refs);
 
-  RunOutcome optimised = run_driver(wd, exe->optimised, battery.plan, "optimised", Build::Optimised, call_timeout, opts, names);
-  clock.lap("optimised_run");
+  // The optimised run's battery goes on beside the rest of the user run
+  // (its calls are not timed; most of its time is the 50 ms after each
+  // call that looks for work after return); the driver holds before its
+  // slots until the user run has ended, so the rounds and the soak (the
+  // timing) have the machine to themselves. The hold file is created
+  // however the user run ends.
+  const std::string hold = "hold_optimised";  // in the work folder, the driver's working directory
+  std::error_code ec;
+  fs::remove(wd / hold, ec);
+  battery.plan.hold_path = hold;
+  const PhaseClock::Clock::time_point optimised_start = PhaseClock::Clock::now();
+  auto optimised_job = std::async(std::launch::async, [&] {
+    return run_driver(wd, exe->optimised, battery.plan, "optimised", Build::Optimised, call_timeout, opts, names,
+                      user_wall_limit_s(battery, call_timeout) + 10);
+  });
+  struct Release {  // creates the hold file on the way out, without throwing
+    std::string path;
+    ~Release() { std::ofstream(path, std::ios::binary).put('\n'); }
+  };
+  std::optional<std::pair<UserOutcome, double>> user_result;
+  {
+    Release release{wd / hold};
+    user_result = user_job.get();
+  }
+  auto& [user, user_s] = *user_result;
+  clock.record("user_run", user_s);
+  clock.lap("user_wait");
+  RunOutcome optimised = optimised_job.get();
+  clock.record("optimised_run", PhaseClock::since(optimised_start));
+  if (optimised.log.held_ms >= 0) clock.record("held", optimised.log.held_ms / 1000);
+  clock.lap("optimised_wait");
   judge_process(optimised, v);
   judge_calls(g, battery, refs, optimised, v);
   judge_user_run(g, battery, refs, user, optimised, v);

@@ -78,6 +78,9 @@ TEST(gate, AcceptsTheNaiveKernelWithEveryCheck) {
   EXPECT_EQ(r.replay, "axon verify gate_test.py kernel.cpp --seed 11");
   EXPECT_GE(r.calls, 10);
   EXPECT_TRUE(r.time_ms.has_value());
+  // The time is the soak's: every one of its calls (1100 or more, all made
+  // by a kernel this small) is timed.
+  EXPECT_GE(r.time_reps, 1100);
   EXPECT_EQ(r.kernel_sha.size(), 64u);
   EXPECT_TRUE(r.max_error_over_budget.count("large_mean"));
   EXPECT_TRUE(r.notes.empty()) << r.notes.front();
@@ -341,8 +344,10 @@ TEST(gate, BatterySetsAreTheSeedsDraws) {
 }
 
 // What runs when (docs/gate.md, "Verdict time"): the plain process starts
-// only after the sanitized run is done, and the optimised run after the
-// plain process and the references; the phases are reported as they end.
+// only after the sanitized run is done, the optimised run after the
+// references, beside the plain process, and its slots (the rounds, the
+// soak) after the plain process has ended: the driver reports how long it
+// held for it. The phases are reported as they end.
 TEST(gate, TheUserRunFollowsTheSanitizedRun) {
   ir::Graph g = spec_graph();
   gate::GateOptions o = quick();
@@ -360,6 +365,8 @@ TEST(gate, TheUserRunFollowsTheSanitizedRun) {
   EXPECT_LT(at("first_runs"), at("user_run"));
   EXPECT_LT(at("reference_wait"), at("optimised_run"));
   EXPECT_LT(at("user_run"), at("optimised_run"));
+  EXPECT_LT(at("optimised_run"), at("held"));
+  EXPECT_GE(r.phases_s[static_cast<size_t>(at("held"))].second, 0.0);
 }
 
 // A kernel that is right only while its output arrives as NaN, one that
