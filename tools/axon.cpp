@@ -670,8 +670,8 @@ int main(int argc, char** argv) {
   verify->add_option("--keep", vf.keep_dir, "build and run in this folder and keep it (logs, binaries, plan)");
   verify->add_option("--timeout", vf.timeout_s, "seconds one call may take (default: from the roofline floor)");
   verify->add_option("--repeat-seconds", vf.repeat_s,
-                     "seconds the soak and the plain process may each spend repeating calls (default 5); a kernel "
-                     "slower than about 4 ms per call makes fewer than 1000 of them unless this is raised")
+                     "seconds the soak may spend repeating calls, and a fifth of it the plain process (default 5); a "
+                     "kernel slower than about 4 ms per call makes fewer than 1000 of them unless this is raised")
       ->check(CLI::Range(0.5, 3600.0));
   verify->add_flag("--no-sanitizer", vf.no_sanitizer, "skip the AddressSanitizer/UBSan build");
   verify->add_flag("--no-time", vf.no_time, "skip timing and the roofline check");

@@ -71,10 +71,10 @@ struct GateOptions {
   /// Address-space limit of the optimised run; 0: max(8 GiB, 4x the bytes
   /// the driver maps). The sanitized run is limited through ASan instead.
   int64_t memory_limit_bytes = 0;
-  /// How long the soak's unrecorded calls and the plain process's calls may
-  /// each go on (docs/gate.md, "Verdict time"): both plan more than a
-  /// thousand calls, which a kernel slower than about 4 ms per call does
-  /// not reach within the default.
+  /// How long the soak's unrecorded calls may go on, and a fifth of it the
+  /// plain process's (docs/gate.md, "Verdict time"): both plan more than a
+  /// thousand calls, which a kernel slower than about 4 ms per call (1 ms
+  /// in the plain process) does not reach within the default.
   double repeat_s = 5;
   bool run_sanitizer = true;
   bool time_kernel = true;
@@ -134,11 +134,13 @@ struct GateReport {
   std::string work_dir; // empty when it was removed
   std::vector<std::string> notes;  // checks skipped and why
   /// Wall seconds of the verdict's phases ("preprocess", "plan",
-  /// "compile", "symbols", "link", "sanitized_run", "user_run",
-  /// "first_runs", "reference_wait", "references", "optimised_run",
-  /// "judge", "total"). The sanitized and user runs go on together
-  /// ("first_runs" is both); "references" runs beside compile and those
-  /// runs, and "reference_wait" is the part of it the verdict waited for.
+  /// "compile", "symbols", "link", "plan_and_build", "sanitized_run",
+  /// "race_run", "first_runs", "reference_wait", "references",
+  /// "user_run", "user_wait", "optimised_run", "held", "optimised_wait",
+  /// "judge", "total"; docs/gate.md, "The report"). "references" runs
+  /// beside the build and the first runs, and "reference_wait" is the part
+  /// of it the verdict waited for; the optimised run starts beside the user
+  /// run, and "held" is how long its driver waited for that run to end.
   std::vector<std::pair<std::string, double>> phases_s;
 
   bool has_reason(const std::string& code) const;
