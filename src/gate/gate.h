@@ -135,12 +135,13 @@ struct GateReport {
   std::vector<std::string> notes;  // checks skipped and why
   /// Wall seconds of the verdict's phases ("preprocess", "plan",
   /// "compile", "symbols", "link", "plan_and_build", "sanitized_run",
-  /// "race_run", "first_runs", "reference_wait", "references",
-  /// "user_run", "user_wait", "optimised_run", "held", "optimised_wait",
-  /// "judge", "total"; docs/gate.md, "The report"). "references" runs
-  /// beside the build and the first runs, and "reference_wait" is the part
-  /// of it the verdict waited for; the optimised run starts beside the user
-  /// run, and "held" is how long its driver waited for that run to end.
+  /// "race_run", "first_runs", "fills_wait", "user_run", "user_wait",
+  /// "references", "reference_wait", "optimised_run", "held",
+  /// "optimised_wait", "judge", "total"; docs/gate.md, "The report").
+  /// "references" runs beside the build and the runs, and
+  /// "reference_wait" is the part of it the verdict waited for; the
+  /// optimised run starts beside the user run, and "held" is how long its
+  /// driver waited for that run and the references to end.
   std::vector<std::pair<std::string, double>> phases_s;
 
   bool has_reason(const std::string& code) const;

@@ -116,6 +116,11 @@ SandboxResult run_sandboxed(const std::vector<std::string>& argv, const std::vec
   int64_t last_size = -1;
   Clock::time_point last_progress = t0;
   bool killed = false;
+  const std::string wall_file =
+      limits.wall_clock_file.empty() || limits.wall_clock_file[0] == '/' ? limits.wall_clock_file
+                                                                         : cwd + "/" + limits.wall_clock_file;
+  bool wall_running = wall_file.empty();
+  Clock::time_point wall_start = t0;
   for (;;) {
     // Look without reaping, so the group can still be killed by its id.
     siginfo_t info;
@@ -129,8 +134,12 @@ SandboxResult run_sandboxed(const std::vector<std::string>& argv, const std::vec
         last_progress = now;
       }
     }
+    if (!wall_running && access(wall_file.c_str(), F_OK) == 0) {
+      wall_running = true;
+      wall_start = now;
+    }
     double idle = std::chrono::duration<double>(now - last_progress).count();
-    double total = std::chrono::duration<double>(now - t0).count();
+    double total = wall_running ? std::chrono::duration<double>(now - wall_start).count() : 0;
     if (!killed && limits.idle_timeout_s > 0 && idle > limits.idle_timeout_s) {
       res.killed_idle = killed = true;
       kill(-pid, SIGKILL);

@@ -19,6 +19,11 @@ struct SandboxLimits {
   std::string progress_file;
   /// Kill the group after this long in all; 0: none.
   double wall_timeout_s = 0;
+  /// When set, the wall timeout counts from the moment this file exists
+  /// (relative to the child's working folder): a child that waits for it
+  /// (the gate's hold) is not charged for the wait, and what it does before
+  /// is bounded by the idle timeout alone.
+  std::string wall_clock_file;
 };
 
 struct SandboxResult {

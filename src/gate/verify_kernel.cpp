@@ -254,10 +254,9 @@ int64_t memory_limit(const GateOptions& opts, const DriverPlan& plan) {
                                      : std::max<int64_t>(int64_t{8} << 30, 4 * mapped_bytes(plan));
 }
 
-// `hold_s`: the longest the driver may wait at the plan's hold.
 RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPlan& plan, const std::string& tag,
                       Build build, double call_timeout_s, const GateOptions& opts,
-                      const std::vector<std::string>& names, double hold_s = 0) {
+                      const std::vector<std::string>& names) {
   const std::string plan_path = wd / ("plan_" + tag + ".txt"), blocks = wd / "blocks.bin";
   const std::string fills = wd / ("fills_" + tag + ".bin");
   const std::string events = wd / ("events_" + tag + ".log"), outputs = wd / ("outputs_" + tag + ".bin");
@@ -275,11 +274,13 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   lim.idle_timeout_s = call_timeout_s;
   lim.progress_file = events;
   // Each recorded call may take the call timeout; the phases bounded by
-  // time (soak, rounds) their limits, twice over; the hold its own.
+  // time (soak, rounds) their limits, twice over. A run that holds is
+  // charged from the hold file on: before it, its battery's calls are each
+  // bounded by the call timeout.
   lim.wall_timeout_s = call_timeout_s * (records + 4) +
                        2e-3 * ((plan.soak.empty() ? 0 : plan.soak_max_ms) +
-                               (plan.concurrent_a >= 0 ? plan.rounds_max_ms : 0)) +
-                       hold_s;
+                               (plan.concurrent_a >= 0 ? plan.rounds_max_ms : 0));
+  lim.wall_clock_file = plan.hold_path;
   lim.cpu_seconds = static_cast<int64_t>(lim.wall_timeout_s * cores) + 60;
   lim.file_size_bytes = (total_bytes(plan) + (int64_t{1} << 20)) * (records + 2) + (int64_t{64} << 20);
   std::vector<std::string> extra;
@@ -321,9 +322,6 @@ RunOutcome run_driver(const WorkDir& wd, const std::string& exe, const DriverPla
   return run;
 }
 
-// The longest a plain process may run (its watchdog's wall limit).
-double user_wall_limit_s(const Battery& b, double call_timeout_s) { return 2 * call_timeout_s + 2e-3 * b.user.max_ms; }
-
 // The kernel in a plain process (user_driver_source.h).
 UserOutcome run_user(const WorkDir& wd, const std::string& exe, const Battery& b, double call_timeout_s,
                      const GateOptions& opts) {
@@ -336,7 +334,7 @@ UserOutcome run_user(const WorkDir& wd, const std::string& exe, const Battery& b
   SandboxLimits lim;
   lim.idle_timeout_s = call_timeout_s;
   lim.progress_file = events;
-  lim.wall_timeout_s = user_wall_limit_s(b, call_timeout_s);
+  lim.wall_timeout_s = 2 * call_timeout_s + 2e-3 * b.user.max_ms;
   lim.cpu_seconds = static_cast<int64_t>(lim.wall_timeout_s * cores) + 60;
   lim.file_size_bytes = 2 * total_bytes(b.plan) + (int64_t{64} << 20);
   lim.address_space_bytes = memory_limit(opts, b.plan);
@@ -509,25 +507,24 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
     UserOutcome u = run_user(wd, exe->user, battery, call_timeout, opts);
     return std::make_pair(std::move(u), PhaseClock::since(t0));
   });
-  reference_job.get();
-  clock.lap("reference_wait");
-  clock.record("references", reference_s);
+  // The fills that hold right answers need the references of A and B
+  // (computed first); the others may still be going on.
   fill_reference_outputs(g, battery, refs);
+  clock.lap("fills_wait");
 
-  // The optimised run's battery goes on beside the rest of the user run
-  // (its calls are not timed; most of its time is the 50 ms after each
-  // call that looks for work after return); the driver holds before its
-  // slots until the user run has ended, so the rounds and the soak (the
-  // timing) have the machine to themselves. The hold file is created
-  // however the user run ends.
+  // The optimised run's battery goes on beside the rest of the user run and
+  // of the references (its calls are not timed; most of its time is the
+  // 50 ms after each call that looks for work after return); the driver
+  // holds before its slots until both have ended, so the rounds and the
+  // soak (the timing) have the machine to themselves. The hold file is
+  // created however they end.
   const std::string hold = "hold_optimised";  // in the work folder, the driver's working directory
   std::error_code ec;
   fs::remove(wd / hold, ec);
   battery.plan.hold_path = hold;
   const PhaseClock::Clock::time_point optimised_start = PhaseClock::Clock::now();
   auto optimised_job = std::async(std::launch::async, [&] {
-    return run_driver(wd, exe->optimised, battery.plan, "optimised", Build::Optimised, call_timeout, opts, names,
-                      user_wall_limit_s(battery, call_timeout) + 10);
+    return run_driver(wd, exe->optimised, battery.plan, "optimised", Build::Optimised, call_timeout, opts, names);
   });
   struct Release {  // creates the hold file on the way out, without throwing
     std::string path;
@@ -537,10 +534,13 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   {
     Release release{wd / hold};
     user_result = user_job.get();
+    clock.record("user_run", user_result->second);
+    clock.lap("user_wait");
+    reference_job.get();
+    clock.record("references", reference_s);
+    clock.lap("reference_wait");
   }
-  auto& [user, user_s] = *user_result;
-  clock.record("user_run", user_s);
-  clock.lap("user_wait");
+  UserOutcome& user = user_result->first;
   RunOutcome optimised = optimised_job.get();
   clock.record("optimised_run", PhaseClock::since(optimised_start));
   if (optimised.log.held_ms >= 0) clock.record("held", optimised.log.held_ms / 1000);

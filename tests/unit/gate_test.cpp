@@ -22,6 +22,7 @@
 #include "gate/judge.h"
 #include "gate/report.h"
 #include "gate/roofline.h"
+#include "gate/sandbox.h"
 #include "gate/symbols.h"
 #include "transforms/pipeline.h"
 #include "verify/inputs.h"
@@ -344,10 +345,11 @@ TEST(gate, BatterySetsAreTheSeedsDraws) {
 }
 
 // What runs when (docs/gate.md, "Verdict time"): the plain process starts
-// only after the sanitized run is done, the optimised run after the
-// references, beside the plain process, and its slots (the rounds, the
-// soak) after the plain process has ended: the driver reports how long it
-// held for it. The phases are reported as they end.
+// only after the sanitized run is done, the optimised run once the
+// references of A and B are there, beside the plain process and the other
+// references, and its slots (the rounds, the soak) after both have ended:
+// the driver reports how long it held for them. The phases are reported as
+// they end.
 TEST(gate, TheUserRunFollowsTheSanitizedRun) {
   ir::Graph g = spec_graph();
   gate::GateOptions o = quick();
@@ -362,7 +364,9 @@ TEST(gate, TheUserRunFollowsTheSanitizedRun) {
     return -1;
   };
   EXPECT_LT(at("sanitized_run"), at("first_runs"));
-  EXPECT_LT(at("first_runs"), at("user_run"));
+  EXPECT_LT(at("first_runs"), at("fills_wait"));
+  EXPECT_LT(at("fills_wait"), at("user_run"));
+  EXPECT_LT(at("user_run"), at("reference_wait"));
   EXPECT_LT(at("reference_wait"), at("optimised_run"));
   EXPECT_LT(at("user_run"), at("optimised_run"));
   EXPECT_LT(at("optimised_run"), at("held"));
@@ -401,6 +405,22 @@ TEST(gate, NamesTheClassOfAWatchedKernel) {
     EXPECT_FALSE(r.accepted) << c.source;
     EXPECT_TRUE(r.has_reason(c.code)) << c.code << "\n" << codes(r) << c.source;
   }
+}
+
+// The wall timeout counts from the moment the wall-clock file exists (the
+// optimised run's hold): a child that is still before it is not charged.
+TEST(gate, SandboxWallClockStartsAtItsFile) {
+  const std::string dir = testing::TempDir();
+  const std::string log = dir + "axon_gate_sandbox_" + std::to_string(getpid()) + ".log";
+  gate::SandboxLimits lim;
+  lim.wall_timeout_s = 0.3;
+  gate::SandboxResult plain = gate::run_sandboxed({"/bin/sleep", "1"}, gate::child_environment({}), dir, log, lim);
+  EXPECT_TRUE(plain.killed_wall) << plain.describe();
+  lim.wall_clock_file = "axon_gate_no_such_file_" + std::to_string(getpid());
+  gate::SandboxResult held = gate::run_sandboxed({"/bin/sleep", "1"}, gate::child_environment({}), dir, log, lim);
+  EXPECT_TRUE(held.exited && held.exit_code == 0) << held.describe();
+  EXPECT_FALSE(held.killed_wall);
+  std::remove(log.c_str());
 }
 
 TEST(gate, EveryReasonCodeIsListed) {
