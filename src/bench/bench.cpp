@@ -105,47 +105,38 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }
 
 // The fractions of the machine a time reaches: of the roofline floor, of the
-// streaming bandwidth (bytes / time) and of the FMA peak (FLOPs / time).
+// bandwidth ceiling (bytes / time over target::bandwidth_ceiling_gbs: the
+// best real traffic of the probe's loops) and of the FMA peak (FLOPs / time).
 json fractions(double ms, const analysis::Cost& c, double floor_ms, const target::Peaks& p) {
   if (ms <= 0) return json::object();
-  double s = ms * 1e-3;
+  double s = ms * 1e-3, ceiling = target::bandwidth_ceiling_gbs(p);
   return {{"roofline", floor_ms > 0 ? floor_ms / ms : 0.0},
-          {"bandwidth", p.stream_gbs_all > 0 ? c.bytes / s / (p.stream_gbs_all * 1e9) : 0.0},
+          {"bandwidth", ceiling > 0 ? c.bytes / s / (ceiling * 1e9) : 0.0},
           {"fma", p.fma_gflops_all > 0 ? c.flops / s / (p.fma_gflops_all * 1e9) : 0.0}};
 }
 
-// Sets a workload's floor_ms, bound and every "fraction" (axon, naive,
-// axon_no_rewrites, each timed peer, the interleaved axon time) from its
-// flops and bytes and the peaks `p`. Run when the workload is measured and
-// again when the run ends with better peaks (run_bench).
-void apply_roofline(json& w, const target::Peaks& p) {
-  analysis::Cost cost;
-  cost.flops = w.value("flops", 0.0);
-  cost.bytes = w.value("bytes", 0.0);
-  double floor_ms = analysis::roofline_floor_ms(cost, p.fma_gflops_all, p.stream_gbs_all);
-  bool memory_bound = p.stream_gbs_all > 0 && p.fma_gflops_all > 0 &&
-                      cost.bytes / p.stream_gbs_all >= cost.flops / p.fma_gflops_all;
-  w["floor_ms"] = floor_ms;
-  w["bound"] = memory_bound ? "memory" : "compute";
-  for (const char* k : {"axon", "naive", "axon_no_rewrites"})
-    if (w.contains(k) && w[k].value("ms", 0.0) > 0) w[k]["fraction"] = fractions(w[k]["ms"].get<double>(), cost, floor_ms, p);
-  if (w.contains("peers"))
-    for (auto& [name, row] : w["peers"].items())
-      if (row.value("status", "") == "ok" && row.value("median_ms", 0.0) > 0)
-        row["fraction"] = fractions(row["median_ms"].get<double>(), cost, floor_ms, p);
-  if (w.contains("interleaved"))
-    w["interleaved"]["axon_fraction"] = fractions(w["interleaved"].value("axon_ms", 0.0), cost, floor_ms, p);
-}
+// A fraction of the bandwidth ceiling above this is not a fast kernel but a
+// wrong count or a warm cache: flagged in the workload's "anomalies".
+constexpr double kAnomalousBandwidthFraction = 1.05;
 
 json peaks_json(const target::Peaks& p) {
-  return {{"fma_gflops_1t", p.fma_gflops_1t}, {"fma_gflops_all", p.fma_gflops_all},
-          {"stream_gbs_1t", p.stream_gbs_1t}, {"stream_gbs_all", p.stream_gbs_all}};
+  return {{"fma_gflops_1t", p.fma_gflops_1t},     {"fma_gflops_all", p.fma_gflops_all},
+          {"stream_gbs_1t", p.stream_gbs_1t},     {"stream_gbs_all", p.stream_gbs_all},
+          {"read_gbs_all", p.read_gbs_all},       {"nt_copy_gbs_all", p.nt_copy_gbs_all},
+          {"nt_triad_gbs_all", p.nt_triad_gbs_all}, {"bandwidth_ceiling_gbs", target::bandwidth_ceiling_gbs(p)}};
 }
 
 // Each peak the higher of the two probes'.
 target::Peaks better_peaks(const target::Peaks& a, const target::Peaks& b) {
-  return {std::max(a.fma_gflops_1t, b.fma_gflops_1t), std::max(a.fma_gflops_all, b.fma_gflops_all),
-          std::max(a.stream_gbs_1t, b.stream_gbs_1t), std::max(a.stream_gbs_all, b.stream_gbs_all)};
+  target::Peaks p;
+  p.fma_gflops_1t = std::max(a.fma_gflops_1t, b.fma_gflops_1t);
+  p.fma_gflops_all = std::max(a.fma_gflops_all, b.fma_gflops_all);
+  p.stream_gbs_1t = std::max(a.stream_gbs_1t, b.stream_gbs_1t);
+  p.stream_gbs_all = std::max(a.stream_gbs_all, b.stream_gbs_all);
+  p.read_gbs_all = std::max(a.read_gbs_all, b.read_gbs_all);
+  p.nt_copy_gbs_all = std::max(a.nt_copy_gbs_all, b.nt_copy_gbs_all);
+  p.nt_triad_gbs_all = std::max(a.nt_triad_gbs_all, b.nt_triad_gbs_all);
+  return p;
 }
 
 // The peer with the least `key` (ms) among those timed ("ok"), and that
@@ -660,6 +651,44 @@ std::string find_harness_dir() {
   return "";
 }
 
+// Run when the workload is measured and again when the run ends with better
+// peaks (run_bench); the contract is in bench.h.
+void apply_roofline(json& w, const target::Peaks& p) {
+  analysis::Cost cost;
+  cost.flops = w.value("flops", 0.0);
+  cost.bytes = w.value("bytes", 0.0);
+  const double ceiling = target::bandwidth_ceiling_gbs(p);
+  double floor_ms = analysis::roofline_floor_ms(cost, p.fma_gflops_all, ceiling);
+  bool memory_bound = ceiling > 0 && p.fma_gflops_all > 0 && cost.bytes / ceiling >= cost.flops / p.fma_gflops_all;
+  w["floor_ms"] = floor_ms;
+  w["bound"] = memory_bound ? "memory" : "compute";
+  for (const char* k : {"axon", "naive", "axon_no_rewrites"})
+    if (w.contains(k) && w[k].value("ms", 0.0) > 0) w[k]["fraction"] = fractions(w[k]["ms"].get<double>(), cost, floor_ms, p);
+  if (w.contains("peers"))
+    for (auto& [name, row] : w["peers"].items())
+      if (row.value("status", "") == "ok" && row.value("median_ms", 0.0) > 0)
+        row["fraction"] = fractions(row["median_ms"].get<double>(), cost, floor_ms, p);
+  if (w.contains("interleaved"))
+    w["interleaved"]["axon_fraction"] = fractions(w["interleaved"].value("axon_ms", 0.0), cost, floor_ms, p);
+  // Anything timed above the ceiling (axon's kernels and the peers alike).
+  json anomalies = json::array();
+  auto check = [&](const std::string& who, const json& row) {
+    double f = row.contains("fraction") ? row["fraction"].value("bandwidth", 0.0) : 0.0;
+    if (f > kAnomalousBandwidthFraction) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "%s at %.2f of the bandwidth ceiling (%.1f GB/s): above %.2f, so its bytes or its "
+                    "time are not what they seem", who.c_str(), f, ceiling, kAnomalousBandwidthFraction);
+      anomalies.push_back(buf);
+    }
+  };
+  for (const char* k : {"axon", "naive", "axon_no_rewrites"})
+    if (w.contains(k)) check(k, w[k]);
+  if (w.contains("peers"))
+    for (const auto& [name, row] : w["peers"].items()) check(name, row);
+  if (anomalies.empty()) w.erase("anomalies");
+  else w["anomalies"] = anomalies;
+}
+
 json run_bench(const BenchOptions& opts) {
   if (opts.searched && opts.specs.size() != 1) throw InternalError("bench: a searched result is for one spec");
   Context cx{opts, target::resolve_target(opts.target_file, false, false), 0, fs::path(opts.out_dir), fs::path(), ""};
@@ -679,8 +708,11 @@ json run_bench(const BenchOptions& opts) {
   cx.cold_bytes = target::cold_rotation_bytes(cx.target);
   const target::Peaks& pk = cx.target.peaks;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "probe: %.1f GFLOP/s FMA, %.1f GB/s stream (all %d cores); cold inputs rotate >= %.0f MiB",
-                pk.fma_gflops_all, pk.stream_gbs_all, cx.target.cores, cx.cold_bytes / (1024 * 1024));
+  std::snprintf(buf, sizeof buf,
+                "probe: %.1f GFLOP/s FMA, %.1f GB/s stream (all %d cores), bandwidth ceiling %.1f GB/s; cold inputs "
+                "rotate >= %.0f MiB",
+                pk.fma_gflops_all, pk.stream_gbs_all, cx.target.cores, target::bandwidth_ceiling_gbs(pk),
+                cx.cold_bytes / (1024 * 1024));
   say(cx, buf);
 
   // The triad, timed between the contenders in every interleaved round.

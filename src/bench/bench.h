@@ -76,6 +76,13 @@ std::string find_harness_dir();
 /// object. Throws axon::Diagnostic when out_dir cannot be written.
 nlohmann::json run_bench(const BenchOptions& opts);
 
+/// Sets a workload row's floor_ms, bound and every "fraction" (axon, naive,
+/// axon_no_rewrites, each timed peer, the interleaved axon time) from its
+/// "flops" and "bytes" and the peaks `p`, against the FMA peak and
+/// target::bandwidth_ceiling_gbs(p); lists in "anomalies" every contender
+/// above 1.05 of the ceiling (erased when none is).
+void apply_roofline(nlohmann::json& w, const target::Peaks& p);
+
 /// The Markdown page of a bench.json object (the table, the probe, notes).
 std::string bench_markdown(const nlohmann::json& bench);
 /// One CSV row per workload, with a header.

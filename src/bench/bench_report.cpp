@@ -111,8 +111,13 @@ std::string bench_markdown(const json& b) {
       << fmt("%.1f", num(b["probe_end"], "fma_gflops_all")) << " GFLOP/s, "
       << fmt("%.1f", num(b["probe_end"], "stream_gbs_all")) << " GB/s) of the run";
   o << "\n";
-  o << "- roofline floor = max(FLOPs / FMA peak, bytes / stream bandwidth); bytes count each input read once and "
-       "each output written once\n";
+  o << "- bandwidth ceiling " << fmt("%.1f", num(pk, "bandwidth_ceiling_gbs"))
+    << " GB/s: the best real traffic of the probe's loops on all cores (read-only sum "
+    << fmt("%.1f", num(pk, "read_gbs_all")) << ", streaming-store copy " << fmt("%.1f", num(pk, "nt_copy_gbs_all"))
+    << ", streaming-store triad " << fmt("%.1f", num(pk, "nt_triad_gbs_all")) << ", plain triad "
+    << fmt("%.1f", num(pk, "stream_gbs_all") * 16.0 / 12.0) << " counting the lines its stores read)\n";
+  o << "- roofline floor = max(FLOPs / FMA peak, bytes / bandwidth ceiling); bytes count each input read once and "
+       "each output written once; a fraction of the ceiling above 1.05 is flagged as an anomaly below\n";
   o << "- cold inputs: every kernel and peer cycles through copies of its buffers totalling at least "
     << fmt("%.0f", num(b, "cold_bytes") / (1024 * 1024)) << " MiB (the stream probe's working set)\n";
   o << "- optimize budget " << fmt("%g", num(b, "budget_s")) << " s per workload, tuning database "
@@ -166,6 +171,8 @@ std::string bench_markdown(const json& b) {
       std::string st = str(row, "status");
       if (st != "ok" && !not_applicable(st) && cell(st) != st) notes.push_back(name + ", " + p + ": " + st);
     }
+    if (w.contains("anomalies"))
+      for (const auto& a : w["anomalies"]) notes.push_back(name + ": anomaly: " + a.get<std::string>());
     const json& a = w["axon"];
     std::string best = str(w, "best_peer");
     o << " " << fmt("%.2f", fraction(a, "roofline")) << " | " << fmt("%.2f", fraction(a, "bandwidth")) << " | "

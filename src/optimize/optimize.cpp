@@ -64,7 +64,7 @@ std::string graph_key(const ir::Graph& g) {
 
 json roofline_json(const ir::Graph& g, const target::Target& t, double axon_ms) {
   analysis::Cost c = analysis::graph_cost(g);
-  double floor_ms = analysis::roofline_floor_ms(c, t.peaks.fma_gflops_all, t.peaks.stream_gbs_all);
+  double floor_ms = analysis::roofline_floor_ms(c, t.peaks.fma_gflops_all, target::bandwidth_ceiling_gbs(t.peaks));
   json r = {{"flops", c.flops}, {"bytes", c.bytes}, {"floor_ms", floor_ms}};
   double fraction = floor_ms > 0 && axon_ms > 0 ? floor_ms / axon_ms : 0;
   r["fraction"] = fraction;

@@ -12,6 +12,9 @@
 //   write-allocate read is not counted, as in STREAM).
 //   `axon bench` also times the same triad, compiled as a kernel
 //   (codegen/cpu/stream_triad.h), in the same bursts as the contenders.
+// - The bandwidth ceiling (Peaks, bandwidth_ceiling_gbs): on all cores, a
+//   read-only sum of one buffer, a copy and a triad with streaming stores,
+//   each credited with the traffic it really causes.
 //
 // Both are run on one thread and on one thread per physical core (the
 // threads start together at a latch and the wall time of the slowest is
@@ -122,6 +125,58 @@ __attribute__((noinline)) void triad_scalar(float* a, const float* b, const floa
   for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
 }
 
+// The ceiling's loops (Peaks): a read-only sum, and a copy and a triad whose
+// stores bypass the caches (no line is read before it is written). The
+// streaming stores need 32-byte aligned addresses: a head of scalar stores
+// gets there.
+__attribute__((target("avx2"), noinline)) float sum_avx2(const float* b, int64_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(b + i));
+    s1 = _mm256_add_ps(s1, _mm256_loadu_ps(b + i + 8));
+    s2 = _mm256_add_ps(s2, _mm256_loadu_ps(b + i + 16));
+    s3 = _mm256_add_ps(s3, _mm256_loadu_ps(b + i + 24));
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  float r = 0;
+  for (float v : lanes) r += v;
+  for (; i < n; ++i) r += b[i];
+  return r;
+}
+
+__attribute__((noinline)) float sum_scalar(const float* b, int64_t n) {
+  float r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) r0 += b[i], r1 += b[i + 1], r2 += b[i + 2], r3 += b[i + 3];
+  for (; i < n; ++i) r0 += b[i];
+  return (r0 + r1) + (r2 + r3);
+}
+
+int64_t head_to_32_bytes(const float* a, int64_t n) {
+  int64_t head = static_cast<int64_t>((32 - reinterpret_cast<uintptr_t>(a) % 32) % 32 / sizeof(float));
+  return std::min(head, n);
+}
+
+__attribute__((target("avx2"), noinline)) void nt_copy_avx2(float* a, const float* b, int64_t n) {
+  int64_t i = 0, head = head_to_32_bytes(a, n);
+  for (; i < head; ++i) a[i] = b[i];
+  for (; i + 8 <= n; i += 8) _mm256_stream_ps(a + i, _mm256_loadu_ps(b + i));
+  for (; i < n; ++i) a[i] = b[i];
+  _mm_sfence();
+}
+
+__attribute__((target("avx2"), noinline)) void nt_triad_avx2(float* a, const float* b, const float* c, int64_t n) {
+  const __m256 s = _mm256_set1_ps(3.0f);
+  int64_t i = 0, head = head_to_32_bytes(a, n);
+  for (; i < head; ++i) a[i] = b[i] + 3.0f * c[i];
+  for (; i + 8 <= n; i += 8)
+    _mm256_stream_ps(a + i, _mm256_add_ps(_mm256_loadu_ps(b + i), _mm256_mul_ps(s, _mm256_loadu_ps(c + i))));
+  for (; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+  _mm_sfence();
+}
+
 // Runs body(thread_index) on `threads` threads released together; returns
 // the wall-clock seconds from the release to the last one finishing.
 template <class Body>
@@ -201,12 +256,14 @@ Buffer alloc_floats(int64_t n) {
   }
 }
 
-// {1 thread, all threads} triad bandwidth in GB/s.
-std::pair<double, double> stream_gbs(const Target& t, int threads) {
+// The triad on one thread and on all, and the ceiling's three loops on
+// all threads, into p's bandwidths (GB/s).
+void measure_bandwidths(const Target& t, int threads, Peaks& p) {
   const int64_t n = stream_triad_elements(t);
   Buffer a = alloc_floats(n), b = alloc_floats(n), c = alloc_floats(n);
-  if (!a || !b || !c) return {0, 0};
-  auto triad = t.isa.avx2 && host_has_avx2_fma() ? triad_avx2 : triad_scalar;
+  if (!a || !b || !c) return;
+  const bool avx2 = t.isa.avx2 && host_has_avx2_fma();
+  auto triad = avx2 ? triad_avx2 : triad_scalar;
   auto chunk = [&](int i, int parts, auto&& f) {
     int64_t lo = n * i / parts, hi = n * (i + 1) / parts;
     f(lo, hi);
@@ -217,21 +274,32 @@ std::pair<double, double> stream_gbs(const Target& t, int threads) {
       for (int64_t k = lo; k < hi; ++k) a.get()[k] = 0.0f, b.get()[k] = 1.0f, c.get()[k] = 2.0f;
     });
   });
-  const double bytes = 12.0 * static_cast<double>(n);
-  auto measure = [&](int parts) {
+  // The best rate of `loop(lo, hi)` over the repeats, each moving
+  // bytes_per_element per element of [0, n).
+  auto measure = [&](int parts, double bytes_per_element, auto&& loop) {
+    const double bytes = bytes_per_element * static_cast<double>(n);
     std::vector<double> rates;
     for (int r = 0; r <= kRepeats; ++r) {
-      double secs = run_together(parts, [&](int i) {
-        chunk(i, parts, [&](int64_t lo, int64_t hi) { triad(a.get() + lo, b.get() + lo, c.get() + lo, hi - lo); });
-      });
+      double secs = run_together(parts, [&](int i) { chunk(i, parts, loop); });
       if (r > 0) rates.push_back(bytes / secs / 1e9);  // r == 0 is the warm-up
     }
     return *std::max_element(rates.begin(), rates.end());
   };
-  double one = measure(1);
-  double all = threads > 1 ? measure(threads) : one;
-  g_sink = a.get()[n / 2];
-  return {one, all};
+  auto triad_part = [&](int64_t lo, int64_t hi) { triad(a.get() + lo, b.get() + lo, c.get() + lo, hi - lo); };
+  p.stream_gbs_1t = measure(1, 12.0, triad_part);
+  p.stream_gbs_all = threads > 1 ? measure(threads, 12.0, triad_part) : p.stream_gbs_1t;
+  std::vector<float> sums(static_cast<size_t>(threads));
+  p.read_gbs_all = measure(threads, 4.0, [&](int64_t lo, int64_t hi) {
+    float s = avx2 ? sum_avx2(b.get() + lo, hi - lo) : sum_scalar(b.get() + lo, hi - lo);
+    sums[static_cast<size_t>((lo * threads + n - 1) / n)] = s;  // the part's index: lo = floor(n i / threads)
+  });
+  if (avx2) {  // streaming stores need the vector instructions
+    p.nt_copy_gbs_all = measure(threads, 8.0, [&](int64_t lo, int64_t hi) { nt_copy_avx2(a.get() + lo, b.get() + lo, hi - lo); });
+    p.nt_triad_gbs_all = measure(threads, 12.0, [&](int64_t lo, int64_t hi) {
+      nt_triad_avx2(a.get() + lo, b.get() + lo, c.get() + lo, hi - lo);
+    });
+  }
+  g_sink = a.get()[n / 2] + sums[0];
 }
 
 }  // namespace
@@ -244,9 +312,7 @@ void measure_peaks(Target& t) {
   FmaKernel k = pick_fma(t.isa);
   t.peaks.fma_gflops_1t = fma_gflops(k, 1);
   t.peaks.fma_gflops_all = threads > 1 ? fma_gflops(k, threads) : t.peaks.fma_gflops_1t;
-  auto [one, all] = stream_gbs(t, threads);
-  t.peaks.stream_gbs_1t = one;
-  t.peaks.stream_gbs_all = all;
+  measure_bandwidths(t, threads, t.peaks);
 }
 
 }  // namespace axon::target

@@ -101,6 +101,14 @@ std::string describe(const Target& t) {
                   p.stream_gbs_all);
     os << buf;
   }
+  if (p.read_gbs_all > 0 || p.nt_copy_gbs_all > 0 || p.nt_triad_gbs_all > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "memory       ceiling %.1f GB/s on all cores, real traffic: read-only %.1f, streaming copy %.1f, "
+                  "streaming triad %.1f, triad %.1f\n",
+                  bandwidth_ceiling_gbs(p), p.read_gbs_all, p.nt_copy_gbs_all, p.nt_triad_gbs_all,
+                  p.stream_gbs_all * 16.0 / 12.0);
+    os << buf;
+  }
   if (p.fma_gflops_1t <= 0 && p.fma_gflops_all <= 0 && p.stream_gbs_1t <= 0 && p.stream_gbs_all <= 0)
     os << "peaks        not measured\n";
   os << "fingerprint  " << t.fingerprint() << "\n";
@@ -119,6 +127,10 @@ double last_level_cache_bytes(const Target& t) {
 
 double cold_rotation_bytes(const Target& t) {
   return 3.0 * std::max(64.0 * 1024 * 1024, 2.0 * last_level_cache_bytes(t));
+}
+
+double bandwidth_ceiling_gbs(const Peaks& p) {
+  return std::max({p.stream_gbs_all * 16.0 / 12.0, p.read_gbs_all, p.nt_copy_gbs_all, p.nt_triad_gbs_all});
 }
 
 int64_t stream_triad_elements(const Target& t) {

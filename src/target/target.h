@@ -33,10 +33,25 @@ struct Isa {
 };
 
 /// Measured peaks; 0 means "not measured" (the probe was skipped).
+///
+/// stream_gbs_* is the STREAM triad as STREAM counts it (12 bytes per
+/// element; its plain stores also read each line they write, 16 bytes in
+/// all), the rate the cost models are calibrated on. The other three rates
+/// are on all cores and count the traffic each loop really causes: a
+/// read-only sum (4 bytes per element), a copy with streaming stores (8) and
+/// a triad with streaming stores (12). bandwidth_ceiling_gbs() is the most
+/// any of the four reached: what a kernel that moves each byte once can get.
 struct Peaks {
   double fma_gflops_1t = 0, fma_gflops_all = 0;    // fp32, FLOP = 2 per FMA lane
   double stream_gbs_1t = 0, stream_gbs_all = 0;    // read + write bytes per second / 1e9
+  double read_gbs_all = 0, nt_copy_gbs_all = 0, nt_triad_gbs_all = 0;  // real traffic / 1e9
 };
+
+/// Bytes per second / 1e9 that memory gave the best of the probe's loops,
+/// each credited with the traffic it really causes (the plain triad 16
+/// bytes per element); stream_gbs_all where only the triad was measured
+/// (a description file from before the other three), 0 when none was.
+double bandwidth_ceiling_gbs(const Peaks& p);
 
 struct Target {
   std::string name;       // CPU model string, or the override's name

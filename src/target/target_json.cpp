@@ -104,7 +104,10 @@ json to_json(const Target& t) {
   j["peaks"] = {{"fma_gflops_1t", t.peaks.fma_gflops_1t},
                 {"fma_gflops_all", t.peaks.fma_gflops_all},
                 {"stream_gbs_1t", t.peaks.stream_gbs_1t},
-                {"stream_gbs_all", t.peaks.stream_gbs_all}};
+                {"stream_gbs_all", t.peaks.stream_gbs_all},
+                {"read_gbs_all", t.peaks.read_gbs_all},
+                {"nt_copy_gbs_all", t.peaks.nt_copy_gbs_all},
+                {"nt_triad_gbs_all", t.peaks.nt_triad_gbs_all}};
   j["fingerprint"] = t.fingerprint();
   return j;
 }
@@ -157,7 +160,9 @@ Target from_json(const json& j, Target base) {
   if (j.contains("peaks")) {
     const json& pj = j["peaks"];
     require_object("peaks", pj);
-    reject_unknown("peaks", pj, {"fma_gflops_1t", "fma_gflops_all", "stream_gbs_1t", "stream_gbs_all"});
+    reject_unknown("peaks", pj,
+                   {"fma_gflops_1t", "fma_gflops_all", "stream_gbs_1t", "stream_gbs_all", "read_gbs_all",
+                    "nt_copy_gbs_all", "nt_triad_gbs_all"});
     auto set = [&](const char* k, double& v) {
       if (pj.contains(k)) v = get_rate(std::string("peaks.") + k, pj[k]);
     };
@@ -165,6 +170,9 @@ Target from_json(const json& j, Target base) {
     set("fma_gflops_all", t.peaks.fma_gflops_all);
     set("stream_gbs_1t", t.peaks.stream_gbs_1t);
     set("stream_gbs_all", t.peaks.stream_gbs_all);
+    set("read_gbs_all", t.peaks.read_gbs_all);
+    set("nt_copy_gbs_all", t.peaks.nt_copy_gbs_all);
+    set("nt_triad_gbs_all", t.peaks.nt_triad_gbs_all);
   }
   if (j.contains("vector_bits")) {
     const json& v = j["vector_bits"];
