@@ -40,7 +40,11 @@ std::vector<StageDescription> describe_stages(const ir::Graph& g, const Partitio
         break;
       }
       case StageKind::Epilogue:
-        what << "a matrix product with the elementwise work on its result applied to each tile";
+        if (st.epilogue.paired)
+          what << "two matrix products over one A, computed together, with the elementwise work on both results "
+                  "applied to each pair of tiles";
+        else
+          what << "a matrix product with the elementwise work on its result applied to each tile";
         break;
       case StageKind::Attention:
         what << "attention: scores, softmax and the product with V, without storing the scores";

@@ -6,6 +6,7 @@
 #include "loop/attention_group.h"
 #include "loop/attention_prologue.h"
 #include "loop/epilogue_group.h"
+#include "loop/paired_epilogue.h"
 
 #include <algorithm>
 #include <functional>
@@ -182,6 +183,7 @@ class Partitioner {
     fuse_attention_groups(g_, &p);
     fuse_attention_prologues(g_, &p);
     fuse_epilogue_groups(g_, &p);
+    fuse_paired_epilogues(g_, &p);
     p.whole_graph = p.stages.size() == 1 && (p.stages[0].kind == StageKind::Row || p.stages[0].kind == StageKind::Naive);
     return p;
   }

@@ -21,7 +21,9 @@
 ///    scores;
 ///  - Epilogue: a contraction and the elementwise work on its result (a
 ///    bias, a residual, an activation, a gate) computed on each tile of
-///    the product before it is stored (loop/epilogue_group.h).
+///    the product before it is stored (loop/epilogue_group.h); or two
+///    products over one A whose epilogues meet (a gated MLP's
+///    silu(X W1) * (X W3)), computed together (loop/paired_epilogue.h).
 /// Values that cross a stage boundary are materialised as dense row-major
 /// buffers; everything else stays inside its stage. Stages are listed in an
 /// order that respects their dependencies (the graph's topological order).
@@ -116,6 +118,13 @@ struct AttentionGroup {
 /// axis of the contraction) gives axis d the index (i / inner[d]) %
 /// extent[d]. Stage::inputs are {A base, B base, extra...}; Stage::results
 /// {the value}.
+///
+/// Paired (loop/paired_epilogue.h): a second product over the same A,
+/// gemm2 (only its b_base differs from gemm's), whose own elementwise stage
+/// `graph2` (node `value2`, param `c2_param` the product, the other params
+/// the inputs `extra2` in order) is param `g_param` of `graph`, read there
+/// only at the element computed. Stage::inputs are then {A base, B base,
+/// B2 base, extra..., extra2...}, and `extra` lacks that value.
 struct EpilogueGroup {
   Contraction gemm;
   ir::Graph graph;
@@ -124,6 +133,12 @@ struct EpilogueGroup {
   std::vector<ir::NodeId> extra;
   std::vector<int> roles;
   std::vector<int64_t> inner;
+  bool paired = false;
+  Contraction gemm2;
+  ir::Graph graph2;
+  ir::NodeId value2 = -1;
+  int c2_param = -1, g_param = -1;
+  std::vector<ir::NodeId> extra2;
 };
 
 struct Stage {

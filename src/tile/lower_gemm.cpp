@@ -30,11 +30,17 @@ class GemmLowering {
     Buffer cb{"C", ir::DType::F32, {strided_length({{g_.batch, g_.c_batch}, {g_.M, g_.c_m}, {g_.N, g_.c_n}})}, Scope::Output};
     cb.output = 0;
     C_ = k_.add_buffer(cb);
+    const bool paired = e_ && e_->paired;
+    if (paired) {
+      Buffer b2 = k_.buffers[static_cast<size_t>(B_)];
+      b2.name = "B2", b2.param = 2;
+      B2_ = k_.add_buffer(b2);
+    }
     if (e_) {
       for (size_t i = 0; i < e_->extra.size(); ++i) {
         Buffer x = e_->extra[i];
         x.scope = Scope::Input;
-        x.param = static_cast<int>(2 + i);
+        x.param = static_cast<int>((paired ? 3 : 2) + i);
         extra_.push_back(k_.add_buffer(x));
       }
     }
@@ -42,8 +48,11 @@ class GemmLowering {
       k_.body = empty_sum();
       return k_;
     }
+    fused_ = paired && s_.pair == 1;
+    w_ = fused_ ? s_.nr / 2 : s_.nr;
+    ncr_ = fused_ ? s_.nc / 2 : s_.nc;
     kc_ = std::min<int64_t>(s_.kc, g_.K);
-    nc_ = std::min<int64_t>(s_.nc, ceil_div(g_.N, s_.nr) * s_.nr);
+    nc_ = std::min<int64_t>(s_.nc, ceil_div(g_.N, w_) * s_.nr);
     mc_ = std::min<int64_t>(s_.mc, ceil_div(g_.M, s_.mr) * s_.mr);
     const bool omp = s_.threads > 1;
     par_batch_ = omp && g_.batch >= s_.threads && (g_.batch % s_.threads == 0 || g_.batch >= 4 * s_.threads);
@@ -55,12 +64,52 @@ class GemmLowering {
     if (s_.pack_b) Bpack_ = k_.add_buffer({"Bpack", ir::DType::F32, {kc_ * nc_}, par_batch_ ? Scope::Scratch : Scope::Memory});
     if (s_.pack_a || a_edge_)
       Apack_ = k_.add_buffer({"Apack", ir::DType::F32, {kc_ * (s_.pack_a ? mc_ : s_.mr)}, Scope::Scratch});
+    if (fused_) Cpair_ = k_.add_buffer({"Cpair", ir::DType::F32, {g_.M * nc_}, par_batch_ ? Scope::Scratch : Scope::Memory});
+    if (paired && !fused_) {
+      Buffer t = k_.buffers[static_cast<size_t>(C_)];
+      t.name = "T", t.scope = Scope::Memory, t.output = -1;
+      T_ = k_.add_buffer(t);
+    }
 
-    // Every K slice of one column block; with the epilogue on register
-    // tiles, the last slice is peeled off so that it can follow each Matmul.
+    std::vector<Stmt> top;
+    top.push_back(Stmt::comment(summary()));
+    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::alloc(Bpack_));
+    if (!par_batch_ && Cpair_ >= 0) top.push_back(Stmt::alloc(Cpair_));
+    if (T_ >= 0) {
+      // The products apart: A . B2 into T first, plain.
+      top.push_back(Stmt::alloc(T_));
+      top.push_back(Stmt::comment("A . B2 into T"));
+      b_in_ = B2_, c_out_ = T_, epi_ = false;
+      top.push_back(product());
+      top.push_back(Stmt::comment("A . B, the epilogue reading T"));
+    }
+    b_in_ = B_, c_out_ = fused_ ? Cpair_ : C_, epi_ = e_ != nullptr;
+    top.push_back(product());
+    if (!par_batch_ && Cpair_ >= 0) top.push_back(Stmt::free(Cpair_));
+    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::free(Bpack_));
+    if (e_ && !tile_epilogue()) top.push_back(epilogue_pass());
+    if (T_ >= 0) top.push_back(Stmt::free(T_));
+    k_.body = Stmt::seq(std::move(top));
+    // The general edge expressions folded for this shape (a block loop
+    // that runs once goes, min(nc, N - jc) is nc or N - jc, ...).
+    return fold_indices(k_);
+  }
+
+ private:
+  // The epilogue follows each register tile's last slice (always when
+  // paired on one panel: Cpair holds one column block only).
+  bool tile_epilogue() const { return e_ && (s_.epilogue || fused_); }
+
+  // One product (b_in_ into c_out_, with the epilogue when epi_), from the
+  // batch loop down: every K slice of each column block; with the epilogue
+  // on register tiles the last slice is peeled off so that it can follow
+  // each Matmul.
+  Stmt product() {
+    pb_ = v("pb");
+    last_ = false;
     const int64_t P = ceil_div(g_.K, s_.kc);
     Stmt slices;
-    if (e_ && s_.epilogue) {
+    if (epi_ && tile_epilogue()) {
       std::vector<Stmt> peeled;
       if (P > 1) peeled.push_back(loop("pb", c(P - 1), slice()));
       pb_ = c(P - 1);
@@ -70,27 +119,17 @@ class GemmLowering {
     } else {
       slices = loop("pb", c(P), slice());
     }
-    Stmt blocks = loop("jb", c(ceil_div(g_.N, s_.nc)), slices);
+    Stmt blocks = loop("jb", c(ceil_div(g_.N, ncr_)), slices);
 
     std::vector<Stmt> per_batch;
     if (par_batch_ && Bpack_ >= 0) per_batch.push_back(Stmt::alloc(Bpack_));
+    if (par_batch_ && Cpair_ >= 0) per_batch.push_back(Stmt::alloc(Cpair_));
     if (!par_rows_ && Apack_ >= 0) per_batch.push_back(Stmt::alloc(Apack_));
     per_batch.push_back(blocks);
-    Stmt batches = loop("b", c(g_.batch), Stmt::seq(std::move(per_batch)),
-                        par_batch_ ? LoopKind::Parallel : LoopKind::Serial, s_.threads);
-    std::vector<Stmt> top;
-    top.push_back(Stmt::comment(summary()));
-    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::alloc(Bpack_));
-    top.push_back(batches);
-    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::free(Bpack_));
-    if (e_ && !s_.epilogue) top.push_back(epilogue_pass());
-    k_.body = Stmt::seq(std::move(top));
-    // The general edge expressions folded for this shape (a block loop
-    // that runs once goes, min(nc, N - jc) is nc or N - jc, ...).
-    return fold_indices(k_);
+    return loop("b", c(g_.batch), Stmt::seq(std::move(per_batch)), par_batch_ ? LoopKind::Parallel : LoopKind::Serial,
+                s_.threads);
   }
 
- private:
   // One K slice (at pb_) of one column block: pack B, then the row blocks.
   Stmt slice() const {
     std::vector<Stmt> slice;
@@ -129,11 +168,15 @@ class GemmLowering {
   // over C's ranges, so that the indices it reads its inputs at simplify as
   // far as those ranges allow (a bias reshaped to [1, N] is read at n, not
   // n % N, whatever the tile's edge expressions), then put at (b, m, n).
-  Stmt epilogue_store(const Index& b, const Index& m, const Index& n) const {
+  //
+  // The products are read from `c` (and `c2`, paired) as given: loads of
+  // the kernel's own buffers, at the tile's indices.
+  Stmt epilogue_store(const Index& b, const Index& m, const Index& n, const Value& c, const Value& c2) const {
     const std::map<std::string, Interval> ranges = {
         {"e.b", {0, g_.batch - 1}}, {"e.m", {0, g_.M - 1}}, {"e.n", {0, g_.N - 1}}};
-    Value e = e_->f(v("e.b"), v("e.m"), v("e.n"), Value::load(C_, {c_at(v("e.b"), v("e.m"), v("e.n"))}, ir::DType::F32), extra_);
+    Value e = e_->paired ? e_->f2(v("e.b"), v("e.m"), v("e.n"), c, c2, extra_) : e_->f(v("e.b"), v("e.m"), v("e.n"), c, extra_);
     e = e.replace_loads([&](const Value& l) -> std::optional<Value> {
+      if (l.buffer() == C_ || l.buffer() == T_ || l.buffer() == Cpair_) return l;
       std::vector<Index> idx;
       for (const Index& i : l.idx()) idx.push_back(simplify(i, ranges));
       return Value::load(l.buffer(), idx, l.dtype());
@@ -146,17 +189,33 @@ class GemmLowering {
     });
     return Stmt::store(C_, {c_at(b, m, n)}, e);
   }
+  Value load_c(int buffer, const Index& b, const Index& m, const Index& n) const {
+    return Value::load(buffer, {c_at(b, m, n)}, ir::DType::F32);
+  }
+  // The epilogue at C's element (b, m, n), both products stored in C's layout (C, T).
+  Stmt epilogue_at(const Index& b, const Index& m, const Index& n) const {
+    return epilogue_store(b, m, n, load_c(C_, b, m, n), T_ >= 0 ? load_c(T_, b, m, n) : Value());
+  }
   // Lanes along n when C's rows are contiguous.
   LoopKind along_n() const { return g_.c_n == 1 ? LoopKind::Vectorized : LoopKind::Serial; }
   // The epilogue on the register tile at rows [row, row + m), the columns of jr.
   Stmt epilogue_tile(const Index& row, const Index& m) const {
-    const Index col = jc() + v("jr") * c(s_.nr);
-    return loop("ei", m, loop("ej", cols(), epilogue_store(v("b"), row + v("ei"), col + v("ej")), along_n()));
+    const Index col = jc() + v("jr") * c(w_);
+    Stmt at;
+    if (fused_) {
+      // Cpair's tile: the nr/2 columns of A . B2, then those of A . B.
+      const Index p = (row + v("ei")) * c(nc_) + v("jr") * c(s_.nr) + v("ej");
+      at = epilogue_store(v("b"), row + v("ei"), col + v("ej"), Value::load(Cpair_, {p + c(w_)}, ir::DType::F32),
+                          Value::load(Cpair_, {p}, ir::DType::F32));
+    } else {
+      at = epilogue_at(v("b"), row + v("ei"), col + v("ej"));
+    }
+    return loop("ei", m, loop("ej", real_cols(), at, along_n()));
   }
   // The epilogue in one pass over C, after the product.
   Stmt epilogue_pass() const {
     const bool par = s_.threads > 1 && g_.c_n == 1 && g_.M > 1;
-    Stmt rows = loop("em", c(g_.M), loop("en", c(g_.N), epilogue_store(v("eb"), v("em"), v("en")), along_n()),
+    Stmt rows = loop("em", c(g_.M), loop("en", c(g_.N), epilogue_at(v("eb"), v("em"), v("en")), along_n()),
                      par ? LoopKind::Parallel : LoopKind::Serial, s_.threads);
     return Stmt::seq({Stmt::comment("the epilogue, one pass over C"), loop("eb", c(g_.batch), rows)});
   }
@@ -165,41 +224,55 @@ class GemmLowering {
            "= A . B, K = " + std::to_string(g_.K) + "; tile " + std::to_string(s_.mr) +
            "x" + std::to_string(s_.nr) + ", kc " + std::to_string(s_.kc) + ", mc " + std::to_string(s_.mc) + ", nc " +
            std::to_string(s_.nc) + ", " + std::to_string(s_.threads) + " thread(s); A " +
-           (s_.pack_a ? "packed" : "read in place") + ", B " + (s_.pack_b ? "packed" : "read in place");
+           (s_.pack_a ? "packed" : "read in place") + ", B " + (s_.pack_b ? "packed" : "read in place") +
+           (!e_ || !e_->paired ? ""
+            : fused_           ? "; A . B2 beside it on each A panel (nr/2 columns of each per panel)"
+                               : "; A . B2 first, into T");
   }
 
   // K = 0: the empty sum (and the epilogue of it).
   Stmt empty_sum() const {
     Index at = c_at(v("b"), v("m"), v("n"));
     Value zero_value = Value::constant(0, ir::DType::F32);
-    if (e_) zero_value = e_->f(v("b"), v("m"), v("n"), zero_value, extra_);
+    if (e_) {
+      zero_value = e_->paired ? e_->f2(v("b"), v("m"), v("n"), zero_value, zero_value, extra_)
+                              : e_->f(v("b"), v("m"), v("n"), zero_value, extra_);
+    }
     Stmt zero = Stmt::store(C_, {at}, zero_value);
     return loop("b", c(g_.batch), loop("m", c(g_.M), loop("n", c(g_.N), zero)));
   }
 
-  Index jc() const { return v("jb") * c(s_.nc); }
-  Index nb() const { return min(c(s_.nc), c(g_.N) - jc()); }
+  // Columns of C: a block of ncr_ from jc, panels of w_ (both nr unpaired).
+  Index jc() const { return v("jb") * c(ncr_); }
+  Index nb() const { return min(c(ncr_), c(g_.N) - jc()); }
   Index pc() const { return pb_ * c(s_.kc); }
   Index kb() const { return min(c(s_.kc), c(g_.K) - pc()); }
   Index keep() const { return min(pb_, c(1)); }
 
   // B[pc.., jc + jp nr..] into Bpack panel jp: kb rows of nr, zero padded.
+  // Paired on one panel, a row of the panel is w_ = nr/2 columns of B2 from
+  // jc + jp w_, then the same columns of B, each half zero padded.
   Stmt pack_b() const {
-    const int64_t NR = s_.nr;
-    Index j0 = jc() + v("jp") * c(NR);
-    Index cols = min(c(NR), c(g_.N) - j0);
+    const int64_t NR = s_.nr, W = w_;
+    Index j0 = jc() + v("jp") * c(W);
+    Index cols = min(c(W), c(g_.N) - j0);
     Index row = v("jp") * c(kc_ * NR) + v("k") * c(NR);
-    Value src = Value::load(B_, {v("b") * c(g_.b_batch) + (pc() + v("k")) * c(g_.b_k) + (j0 + v("j")) * c(g_.b_n)},
-                            ir::DType::F32);
-    Stmt copy = loop("j", cols, Stmt::store(Bpack_, {row + v("j")}, src));
-    // The padding is written from the panel's end down, so that its offsets
+    auto src = [&](int buffer) {
+      return Value::load(buffer, {v("b") * c(g_.b_batch) + (pc() + v("k")) * c(g_.b_k) + (j0 + v("j")) * c(g_.b_n)},
+                         ir::DType::F32);
+    };
+    // The padding is written from the half's end down, so that its offsets
     // stay affine (parallel panels are shown disjoint); its extent is
     // capped at a panel for the verifier's intervals, which cannot see
     // that cols > 0.
-    Stmt pad = loop("z", min(c(NR), c(NR) - cols), Stmt::store(Bpack_, {row + c(NR - 1) - v("z")}, Value::constant(0, ir::DType::F32)));
-    Stmt panel = loop("k", kb(), Stmt::seq({copy, pad}));
-    return loop("jp", (nb() + c(NR - 1)) / c(NR), panel, par_rows_ ? LoopKind::Parallel : LoopKind::Serial,
-                s_.threads);
+    auto half = [&](int buffer, int64_t at) {
+      Stmt copy = loop("j", cols, Stmt::store(Bpack_, {row + c(at) + v("j")}, src(buffer)));
+      Stmt pad = loop("z", min(c(W), c(W) - cols),
+                      Stmt::store(Bpack_, {row + c(at + W - 1) - v("z")}, Value::constant(0, ir::DType::F32)));
+      return Stmt::seq({copy, pad});
+    };
+    Stmt panel = loop("k", kb(), fused_ ? Stmt::seq({half(B2_, 0), half(B_, W)}) : half(b_in_, 0));
+    return loop("jp", (nb() + c(W - 1)) / c(W), panel, par_rows_ ? LoopKind::Parallel : LoopKind::Serial, s_.threads);
   }
 
   // A rows [i0, i0 + rows) x [pc, pc + kb) into the panel of Apack at `at`,
@@ -216,21 +289,27 @@ class GemmLowering {
   }
 
   View c_view(const Index& row) const {
-    return View{C_, v("b") * c(g_.c_batch) + row * c(g_.c_m) + (jc() + v("jr") * c(s_.nr)) * c(g_.c_n), {g_.c_m, g_.c_n}};
+    if (fused_) return View{Cpair_, row * c(nc_) + v("jr") * c(s_.nr), {nc_, 1}};
+    return View{c_out_, v("b") * c(g_.c_batch) + row * c(g_.c_m) + (jc() + v("jr") * c(s_.nr)) * c(g_.c_n),
+                {g_.c_m, g_.c_n}};
   }
   View b_view() const {
     if (s_.pack_b) return View{Bpack_, v("jr") * c(kc_ * s_.nr), {s_.nr, 1}};
-    return View{B_, v("b") * c(g_.b_batch) + pc() * c(g_.b_k) + (jc() + v("jr") * c(s_.nr)) * c(g_.b_n), {g_.b_k, g_.b_n}};
+    return View{b_in_, v("b") * c(g_.b_batch) + pc() * c(g_.b_k) + (jc() + v("jr") * c(s_.nr)) * c(g_.b_n),
+                {g_.b_k, g_.b_n}};
   }
-  Index cols() const { return min(c(s_.nr), nb() - v("jr") * c(s_.nr)); }
+  // The columns of C a tile covers; its Matmul's (paired on one panel: the
+  // whole panel, both halves, zero padded).
+  Index real_cols() const { return min(c(w_), nb() - v("jr") * c(w_)); }
+  Index cols() const { return fused_ ? c(s_.nr) : real_cols(); }
 
   // The tiles of one A panel (rows from `row`, m of them) over every B panel
   // of the block.
   Stmt tiles(const View& a, const Index& row, const Index& m, const View& next) const {
     Stmt mm = Stmt::matmul(c_view(row), a, b_view(), m, cols(), kb(), keep());
     if (s_.prefetch) mm = mm.with([&](StmtNode& n) { n.next = next; });
-    if (last_ && e_ && s_.epilogue) mm = Stmt::seq({mm, epilogue_tile(row, m)});
-    return loop("jr", (nb() + c(s_.nr - 1)) / c(s_.nr), mm);
+    if (last_ && epi_) mm = Stmt::seq({mm, epilogue_tile(row, m)});
+    return loop("jr", (nb() + c(w_ - 1)) / c(w_), mm);
   }
 
   // A read in place: the panel the edge of M cuts (its last M % mr rows),
@@ -274,6 +353,11 @@ class GemmLowering {
   bool last_ = false;            // building the last slice, which the epilogue follows
   Kernel k_;
   int A_ = -1, B_ = -1, C_ = -1, Apack_ = -1, Bpack_ = -1;
+  int B2_ = -1, T_ = -1, Cpair_ = -1;  // paired: B2, and T (apart) or Cpair (one panel)
+  int b_in_ = -1, c_out_ = -1;         // the product being built: its B, and where its Matmuls write
+  bool epi_ = false;                   // whether it takes the epilogue
+  bool fused_ = false;                 // paired on one A panel
+  int64_t w_ = 0, ncr_ = 0;            // columns of C per panel and per block (nr and nc unless fused_)
   int64_t kc_ = 0, nc_ = 0, mc_ = 0;
   bool par_batch_ = false, par_rows_ = false, a_edge_ = false;
 };

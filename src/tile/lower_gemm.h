@@ -22,13 +22,26 @@
 /// of its buffers. The Matmul statements are what a printer turns into
 /// register-tiled micro-kernels (codegen/c_like/tile_cpp.h).
 ///
+/// A paired epilogue (GemmEpilogue::paired: a second product A . B2 over
+/// the same A, B2 with B's strides, both read by the epilogue, as a gated
+/// MLP's silu(X W1) * (X W3)) is lowered one of two ways (GemmSchedule::pair):
+///  - pair 1, one shared A panel: each packed B panel holds nr/2 columns of
+///    B2 then the same nr/2 columns of B, so that one Matmul per register
+///    tile computes both products from the same A broadcasts, into `Cpair`,
+///    a memory block [M, nc] holding the two halves side by side per panel;
+///    after the last K slice the epilogue reads a tile's two halves while
+///    they are in L1 and stores its nr/2 columns of C once (nc counts the
+///    columns of both products: a block is nc/2 columns of C);
+///  - pair 0, the products apart: A . B2 whole into a memory buffer T of
+///    C's layout, then A . B with the epilogue reading T at the element.
+///
 /// Requires: s legal for g (codegen/cpu/gemm.h gemm_why_illegal).
 /// Ensures: indices folded for the shape (tile/passes/fold_indices.h);
 /// buffers 0 and 1 are the Inputs A and B (params 0, 1) and
 /// buffer 2 the Output C (output 0), each a flat array as long as the
-/// strides reach; an epilogue's inputs follow as buffers 3.. (params 2..);
-/// tile::verify(kernel) is empty; the interpreter computes C = A . B, or
-/// C = E(A . B).
+/// strides reach; an epilogue's inputs follow as buffers 3.. (params 2..),
+/// after B2 (buffer 3, param 2) when paired; tile::verify(kernel) is empty;
+/// the interpreter computes C = A . B, C = E(A . B), or C = F(A . B, A . B2).
 #pragma once
 
 #include <cstdint>
@@ -63,6 +76,7 @@ struct GemmSchedule {
   bool pack_a = true, pack_b = true;  // false: the operand is read in place (default: A with a_k = 1)
   int prefetch = 1;   // 1: software-prefetch the next A panel and the C tile
   int epilogue = 1;   // with an epilogue: 1 on each register tile after its last K slice, 0 one pass over C after
+  int pair = 1;       // with a paired epilogue: 1 both products on one A panel (nc counts both), 0 one after the other
 };
 
 /// E(b, m, n, c, extra): the value the kernel stores at C's element (b, m,
@@ -71,9 +85,18 @@ struct GemmSchedule {
 using EpilogueFn = std::function<Value(const Index& b, const Index& m, const Index& n, const Value& c,
                                        const std::vector<int>& extra)>;
 
+/// F(b, m, n, c, c2, extra): a paired epilogue's value at C's element (b, m,
+/// n), c the product with B there and c2 the product with B2.
+using PairFn = std::function<Value(const Index& b, const Index& m, const Index& n, const Value& c, const Value& c2,
+                                   const std::vector<int>& extra)>;
+
 struct GemmEpilogue {
-  std::vector<Buffer> extra;  // Inputs, params 2.. in order
+  std::vector<Buffer> extra;  // Inputs, params 2.. in order (3.. when paired)
   EpilogueFn f;
+  /// A second product A . B2: B2 is buffer 3 (param 2), B's length and
+  /// strides; the kernel stores f2 instead of f.
+  bool paired = false;
+  PairFn f2;
 };
 
 /// `e` null: the plain product.

@@ -58,7 +58,7 @@ TEST(staged_codegen, workloadsGetTheExpectedStages) {
   struct Want { const char* w; const char* stages; };
   for (Want x : {Want{"s1_matmul", "contraction"}, Want{"s9_bmm", "contraction"},
                  Want{"m1_rmsnorm_matmul", "row contraction"}, Want{"m2_matmul_bias_gelu", "epilogue"},
-                 Want{"m3_gated_mlp", "epilogue epilogue contraction"},
+                 Want{"m3_gated_mlp", "epilogue contraction"},
                  Want{"m4_lora", "contraction contraction epilogue"},
                  Want{"m5_attention", "attention"}, Want{"m6_causal_attention", "attention"},
                  Want{"m7_gqa_decode", "attention row"}, Want{"m9_qknorm_attention", "attention"},
@@ -195,6 +195,21 @@ TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
                                               "R: \"f32[16, 16]\"):\n    return (X @ W).T + R\n"))),
             "contraction naive");
 
+  // Two products over one X whose epilogues meet are one paired stage
+  // (loop/paired_epilogue.h); the gate also returned, or products over
+  // two different A, keep their stages.
+  const std::string pair_head = "import numpy as np\n\ndef f(X: \"f32[21, 40]\", Y: \"f32[21, 40]\", "
+                                "W1: \"f32[40, 37]\", W3: \"f32[40, 37]\"):\n";
+  auto paired = [&](const std::string& body) {
+    loop::Partition p = loop::partition_graph(parse(pair_head + body));
+    std::string s = kinds(p);
+    for (const auto& st : p.stages) s += st.kind == loop::StageKind::Epilogue && st.epilogue.paired ? " (paired)" : "";
+    return s;
+  };
+  EXPECT_EQ(paired("    h = X @ W1\n    return h / (1.0 + np.exp(-h)) * (X @ W3)\n"), "epilogue (paired)");
+  EXPECT_EQ(paired("    g = np.tanh(X @ W1)\n    return g * (X @ W3), g\n"), "epilogue epilogue");
+  EXPECT_EQ(paired("    return np.tanh(X @ W1) * (Y @ W3)\n"), "epilogue epilogue");
+
   const char* specs[] = {
       "def f(X: \"f32[21, 40]\", W: \"f32[40, 37]\", b: \"f32[37]\"):\n"
       "    y = X @ W + b\n    return 0.5 * y * (1.0 + np.tanh(0.7978845608028654 * (y + 0.044715 * y * y * y)))\n",
@@ -204,6 +219,10 @@ TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
       "def f(x: \"f32[2, 65]\", A: \"f32[65, 33]\", b: \"f32[33]\"):\n    return np.tanh(x @ A + b)\n",
       "def f(X: \"f32[9, 300]\", W1: \"f32[300, 20]\", W3: \"f32[300, 20]\"):\n"
       "    h = X @ W1\n    return h / (1.0 + np.exp(-h)) * (X @ W3)\n",
+      // Paired with inputs on both sides: a bias on each product, a residual
+      // on the gate (the first's inputs after the second's in the stage).
+      "def f(X: \"f32[13, 70]\", W1: \"f32[70, 37]\", b1: \"f32[37]\", W3: \"f32[70, 37]\", R: \"f32[13, 37]\"):\n"
+      "    h = X @ W1 + b1\n    return np.tanh(h) * ((X @ W3) + R)\n",
       "def f(X: \"f32[17, 24]\", W: \"f32[24, 40]\", M: \"bool[17, 40]\"):\n    return np.where(M, X @ W, -1.0)\n",
       // A batch against a shared weight is one product of 3 x 23 rows (the
       // batch folded into m, an edge tile crossing batches); the bias and
@@ -221,12 +240,22 @@ TEST(staged_codegen, epiloguesAndTheirLookAlikes) {
     EXPECT_NE(kinds(loop::partition_graph(g)).find("epilogue"), std::string::npos) << src;
     for (const auto& t : ts) {
       schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
-      for (const auto& [name, v] : schedule::default_schedule(schedule::schedule_space(g, t)))
-        if (name.size() > 9 && name.compare(name.size() - 9, 9, ".epilogue") == 0)
-          for (int64_t e : {1, 0}) {
+      for (const auto& [name, v] : schedule::default_schedule(schedule::schedule_space(g, t))) {
+        if (name.size() <= 9 || name.compare(name.size() - 9, 9, ".epilogue") != 0) continue;
+        // A paired stage's two forms too (gemm.pair; pair 1 only with the
+        // epilogue on each tile).
+        const std::string pair = name.substr(0, name.size() - 8) + "pair";
+        const bool paired = s.count(pair) != 0;
+        for (int64_t e : {1, 0})
+          for (int64_t q : {1, 0}) {
+            if (!paired && q == 0) continue;
             s[name] = e;
+            if (paired) s[pair] = q;
+            if (paired && q == 1 && e == 0) continue;
             expect_correct(g, s, t, src + " at " + std::to_string(t.isa.vector_bits()) + " " + schedule::to_json(s).dump());
           }
+        if (paired) s[pair] = 1;
+      }
     }
   }
 }
