@@ -64,7 +64,18 @@ class GemmLowering {
     if (s_.pack_b) Bpack_ = k_.add_buffer({"Bpack", ir::DType::F32, {kc_ * nc_}, par_batch_ ? Scope::Scratch : Scope::Memory});
     if (s_.pack_a || a_edge_)
       Apack_ = k_.add_buffer({"Apack", ir::DType::F32, {kc_ * (s_.pack_a ? mc_ : s_.mr)}, Scope::Scratch});
-    if (fused_) Cpair_ = k_.add_buffer({"Cpair", ir::DType::F32, {g_.M * nc_}, par_batch_ ? Scope::Scratch : Scope::Memory});
+    if (fused_) {
+      // Threads' row ranges each get a slab of Cpair rows, whole mc blocks
+      // (what the verifier's intervals give an ib x ir nest), and the panel
+      // an edge of M cuts (A in place) its own after them.
+      int64_t rows = g_.M;
+      if (par_rows_) {
+        const Ranges r = ranges();
+        slab_ = ceil_div(r.R, mc_) * mc_;
+        rows = r.count * slab_ + (a_edge_ ? s_.mr : 0);
+      }
+      Cpair_ = k_.add_buffer({"Cpair", ir::DType::F32, {rows * nc_}, par_batch_ ? Scope::Scratch : Scope::Memory});
+    }
     if (paired && !fused_) {
       Buffer t = k_.buffers[static_cast<size_t>(C_)];
       t.name = "T", t.scope = Scope::Memory, t.output = -1;
@@ -96,6 +107,21 @@ class GemmLowering {
   }
 
  private:
+  // The threads' row ranges: `rows` dealt (whole panels with A in place),
+  // R per thread, `count` ranges.
+  struct Ranges {
+    int64_t rows = 0, R = 0, count = 0;
+  };
+  Ranges ranges() const {
+    Ranges r;
+    r.rows = a_edge_ ? g_.M / s_.mr * s_.mr : g_.M;
+    if (r.rows > 0) {
+      r.R = ceil_div(ceil_div(r.rows, s_.mr), s_.threads) * s_.mr;
+      r.count = ceil_div(r.rows, r.R);
+    }
+    return r;
+  }
+
   // The epilogue follows each register tile's last slice (always when
   // paired on one panel: Cpair holds one column block only).
   bool tile_epilogue() const { return e_ && (s_.epilogue || fused_); }
@@ -141,21 +167,20 @@ class GemmLowering {
       // cuts is not in any range (edge_panel, below), so the whole panels
       // are what is dealt: M = 256 at mr = 6 is 21 and 21 panels, not 22
       // and 20 (ranges rounded from M / threads).
-      const int64_t rows = a_edge_ ? g_.M / s_.mr * s_.mr : g_.M;
-      if (rows > 0) {
-        const int64_t R = ceil_div(ceil_div(rows, s_.mr), s_.threads) * s_.mr;
-        const int64_t ranges = ceil_div(rows, R);
+      const Ranges r = ranges();
+      if (r.rows > 0) {
+        const int64_t R = r.R;
         std::vector<Stmt> body;
         if (s_.pack_a) body.push_back(Stmt::alloc(Apack_));
-        body.push_back(row_blocks(v("t") * c(R), min(c(R), c(rows) - v("t") * c(R))));
-        slice.push_back(loop("t", c(ranges), Stmt::seq(std::move(body)), LoopKind::Parallel, s_.threads));
+        body.push_back(row_blocks(v("t") * c(R), min(c(R), c(r.rows) - v("t") * c(R)), v("t") * c(slab_)));
+        slice.push_back(loop("t", c(r.count), Stmt::seq(std::move(body)), LoopKind::Parallel, s_.threads));
       }
       // The panel an edge of M cuts (A in place): after the threads join,
       // on one thread (fewer than mr rows of M).
-      if (a_edge_) slice.push_back(Stmt::seq({Stmt::alloc(Apack_), edge_panel()}));
+      if (a_edge_) slice.push_back(Stmt::seq({Stmt::alloc(Apack_), edge_panel(c(r.count * slab_))}));
     } else {
-      slice.push_back(row_blocks(c(0), c(g_.M)));
-      if (a_edge_) slice.push_back(edge_panel());
+      slice.push_back(row_blocks(c(0), c(g_.M), c(0)));
+      if (a_edge_) slice.push_back(edge_panel(c(g_.M / s_.mr * s_.mr)));
     }
     return Stmt::seq(std::move(slice));
   }
@@ -199,12 +224,12 @@ class GemmLowering {
   // Lanes along n when C's rows are contiguous.
   LoopKind along_n() const { return g_.c_n == 1 ? LoopKind::Vectorized : LoopKind::Serial; }
   // The epilogue on the register tile at rows [row, row + m), the columns of jr.
-  Stmt epilogue_tile(const Index& row, const Index& m) const {
+  Stmt epilogue_tile(const Index& row, const Index& m, const Index& crow) const {
     const Index col = jc() + v("jr") * c(w_);
     Stmt at;
     if (fused_) {
       // Cpair's tile: the nr/2 columns of A . B2, then those of A . B.
-      const Index p = (row + v("ei")) * c(nc_) + v("jr") * c(s_.nr) + v("ej");
+      const Index p = (crow + v("ei")) * c(nc_) + v("jr") * c(s_.nr) + v("ej");
       at = epilogue_store(v("b"), row + v("ei"), col + v("ej"), Value::load(Cpair_, {p + c(w_)}, ir::DType::F32),
                           Value::load(Cpair_, {p}, ir::DType::F32));
     } else {
@@ -288,8 +313,9 @@ class GemmLowering {
     return Stmt::seq({copy, pad});
   }
 
-  View c_view(const Index& row) const {
-    if (fused_) return View{Cpair_, row * c(nc_) + v("jr") * c(s_.nr), {nc_, 1}};
+  // The tile at C's row `row`, Cpair's row `crow` (paired on one panel).
+  View c_view(const Index& row, const Index& crow) const {
+    if (fused_) return View{Cpair_, crow * c(nc_) + v("jr") * c(s_.nr), {nc_, 1}};
     return View{c_out_, v("b") * c(g_.c_batch) + row * c(g_.c_m) + (jc() + v("jr") * c(s_.nr)) * c(g_.c_n),
                 {g_.c_m, g_.c_n}};
   }
@@ -305,26 +331,27 @@ class GemmLowering {
 
   // The tiles of one A panel (rows from `row`, m of them) over every B panel
   // of the block.
-  Stmt tiles(const View& a, const Index& row, const Index& m, const View& next) const {
-    Stmt mm = Stmt::matmul(c_view(row), a, b_view(), m, cols(), kb(), keep());
+  Stmt tiles(const View& a, const Index& row, const Index& m, const View& next, const Index& crow) const {
+    Stmt mm = Stmt::matmul(c_view(row, crow), a, b_view(), m, cols(), kb(), keep());
     if (s_.prefetch) mm = mm.with([&](StmtNode& n) { n.next = next; });
-    if (last_ && epi_) mm = Stmt::seq({mm, epilogue_tile(row, m)});
+    if (last_ && epi_) mm = Stmt::seq({mm, epilogue_tile(row, m, crow)});
     return loop("jr", (nb() + c(w_ - 1)) / c(w_), mm);
   }
 
   // A read in place: the panel the edge of M cuts (its last M % mr rows),
   // packed and zero padded.
-  Stmt edge_panel() const {
+  Stmt edge_panel(const Index& crow) const {
     const int64_t MR = s_.mr, first = g_.M / MR * MR;
     View ap{Apack_, c(0), {1, MR}};
-    return Stmt::seq({pack_a_panel(c(first), c(g_.M - first), c(0)), tiles(ap, c(first), c(g_.M - first), ap)});
+    return Stmt::seq({pack_a_panel(c(first), c(g_.M - first), c(0)), tiles(ap, c(first), c(g_.M - first), ap, crow)});
   }
 
-  // Row blocks of mc over rows [row0, row0 + rows); with A read in place,
-  // whole panels only.
-  Stmt row_blocks(const Index& row0, const Index& rows) const {
+  // Row blocks of mc over rows [row0, row0 + rows), from Cpair's row crow0
+  // (paired on one panel); with A read in place, whole panels only.
+  Stmt row_blocks(const Index& row0, const Index& rows, const Index& crow0) const {
     const int64_t MR = s_.mr;
     Index ic = row0 + v("ib") * c(mc_);
+    Index cic = crow0 + v("ib") * c(mc_) + v("ir") * c(MR);
     Index mb = min(c(mc_), rows - v("ib") * c(mc_));
     Index panels = (mb + c(MR - 1)) / c(MR);
     std::vector<Stmt> block;
@@ -333,14 +360,14 @@ class GemmLowering {
       block.push_back(loop("ip", panels, pack_a_panel(i0, min(c(MR), mb - v("ip") * c(MR)), v("ip") * c(kc_ * MR))));
       View a{Apack_, v("ir") * c(kc_ * MR), {1, MR}};
       View next{Apack_, min(v("ir") + c(1), panels - c(1)) * c(kc_ * MR), {1, MR}};
-      block.push_back(loop("ir", panels, tiles(a, ic + v("ir") * c(MR), min(c(MR), mb - v("ir") * c(MR)), next)));
+      block.push_back(loop("ir", panels, tiles(a, ic + v("ir") * c(MR), min(c(MR), mb - v("ir") * c(MR)), next, cic)));
     } else {
       // A in place: whole panels read through A's strides.
       Index first = ic + v("ir") * c(MR);
       View a{A_, v("b") * c(g_.a_batch) + first * c(g_.a_m) + pc() * c(g_.a_k), {g_.a_m, g_.a_k}};
       View next{A_, v("b") * c(g_.a_batch) + min(first + c(MR), c(g_.M - MR)) * c(g_.a_m) + pc() * c(g_.a_k),
                 {g_.a_m, g_.a_k}};
-      block.push_back(loop("ir", mb / c(MR), tiles(a, first, c(MR), next)));
+      block.push_back(loop("ir", mb / c(MR), tiles(a, first, c(MR), next, cic)));
     }
     return loop("ib", (rows + c(mc_ - 1)) / c(mc_), Stmt::seq(std::move(block)));
   }
@@ -358,6 +385,7 @@ class GemmLowering {
   bool epi_ = false;                   // whether it takes the epilogue
   bool fused_ = false;                 // paired on one A panel
   int64_t w_ = 0, ncr_ = 0;            // columns of C per panel and per block (nr and nc unless fused_)
+  int64_t slab_ = 0;                   // Cpair rows per thread's range (fused_ on threads)
   int64_t kc_ = 0, nc_ = 0, mc_ = 0;
   bool par_batch_ = false, par_rows_ = false, a_edge_ = false;
 };
