@@ -65,15 +65,13 @@ class GemmLowering {
     if (s_.pack_a || a_edge_)
       Apack_ = k_.add_buffer({"Apack", ir::DType::F32, {kc_ * (s_.pack_a ? mc_ : s_.mr)}, Scope::Scratch});
     if (fused_) {
-      // Threads' row ranges each get a slab of Cpair rows, whole mc blocks
-      // (what the verifier's intervals give an ib x ir nest), and the panel
-      // an edge of M cuts (A in place) its own after them.
-      int64_t rows = g_.M;
-      if (par_rows_) {
-        const Ranges r = ranges();
-        slab_ = ceil_div(r.R, mc_) * mc_;
-        rows = r.count * slab_ + (a_edge_ ? s_.mr : 0);
-      }
+      // Each thread's row range (all of M on one thread) gets a slab of
+      // Cpair rows, whole mc blocks (what the verifier's intervals give an
+      // ib x ir nest), and the panel an edge of M cuts (A in place) its own
+      // rows after them.
+      const Ranges r = ranges();
+      slab_ = ceil_div(par_rows_ ? r.R : g_.M, mc_) * mc_;
+      const int64_t rows = (par_rows_ ? r.count : 1) * slab_ + (a_edge_ ? s_.mr : 0);
       Cpair_ = k_.add_buffer({"Cpair", ir::DType::F32, {rows * nc_}, par_batch_ ? Scope::Scratch : Scope::Memory});
     }
     if (paired && !fused_) {
@@ -180,7 +178,7 @@ class GemmLowering {
       if (a_edge_) slice.push_back(Stmt::seq({Stmt::alloc(Apack_), edge_panel(c(r.count * slab_))}));
     } else {
       slice.push_back(row_blocks(c(0), c(g_.M), c(0)));
-      if (a_edge_) slice.push_back(edge_panel(c(g_.M / s_.mr * s_.mr)));
+      if (a_edge_) slice.push_back(edge_panel(c(slab_)));
     }
     return Stmt::seq(std::move(slice));
   }
