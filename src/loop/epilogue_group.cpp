@@ -20,23 +20,6 @@ bool elementwise_graph(const Graph& sub) {
   return true;
 }
 
-// Whether param p of `sub` reaches the outputs through elementwise ops
-// only, so that it is read at the element being computed and nowhere else.
-bool read_in_place(const Graph& sub, int p) {
-  std::vector<char> from(static_cast<size_t>(sub.size()), 0);
-  for (NodeId i = 0; i < sub.size(); ++i) {
-    const Node& n = sub[i];
-    if (n.op == Op::Param) {
-      from[static_cast<size_t>(i)] = n.attrs.ints.at(0) == p;
-      continue;
-    }
-    bool reads = false;
-    for (NodeId a : n.args) reads = reads || from[static_cast<size_t>(a)];
-    if (reads && !is_elementwise(n.op)) return false;
-    from[static_cast<size_t>(i)] = reads;
-  }
-  return true;
-}
 
 // The role of each output axis of the einsum (0 batch, 1 m, 2 n, -1 a
 // unit axis) and, per axis, the product of the extents of the later axes of
@@ -70,6 +53,22 @@ int readers(const Partition& p, NodeId v, size_t self) {
 }
 
 }  // namespace
+
+bool read_in_place(const Graph& sub, int p) {
+  std::vector<char> from(static_cast<size_t>(sub.size()), 0);
+  for (NodeId i = 0; i < sub.size(); ++i) {
+    const Node& n = sub[i];
+    if (n.op == Op::Param) {
+      from[static_cast<size_t>(i)] = n.attrs.ints.at(0) == p;
+      continue;
+    }
+    bool reads = false;
+    for (NodeId a : n.args) reads = reads || from[static_cast<size_t>(a)];
+    if (reads && !is_elementwise(n.op)) return false;
+    from[static_cast<size_t>(i)] = reads;
+  }
+  return true;
+}
 
 void fuse_epilogue_groups(const Graph& g, Partition* p) {
   for (size_t r = 0; r < p->stages.size(); ++r) {

@@ -29,4 +29,9 @@ namespace axon::loop {
 
 void fuse_epilogue_groups(const ir::Graph& g, Partition* p);
 
+/// Whether param p of `sub` reaches the outputs through elementwise ops
+/// only, so that it is read at the element being computed and nowhere else
+/// (what an epilogue on the accumulator tile may do with it).
+bool read_in_place(const ir::Graph& sub, int p);
+
 }  // namespace axon::loop

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/element_def.h"
+#include "loop/epilogue_group.h"
 
 namespace axon::loop {
 
@@ -14,24 +15,6 @@ bool same_a_and_layout(const Contraction& x, const Contraction& y) {
   return x.batch == y.batch && x.M == y.M && x.N == y.N && x.K == y.K && x.a_base == y.a_base &&
          x.a_batch == y.a_batch && x.a_m == y.a_m && x.a_k == y.a_k && x.b_batch == y.b_batch && x.b_k == y.b_k &&
          x.b_n == y.b_n && x.c_batch == y.c_batch && x.c_m == y.c_m && x.c_n == y.c_n;
-}
-
-// Whether param p of `sub` reaches its outputs through elementwise ops
-// only (read at the element computed, and nowhere else).
-bool read_in_place(const Graph& sub, int p) {
-  std::vector<char> from(static_cast<size_t>(sub.size()), 0);
-  for (NodeId i = 0; i < sub.size(); ++i) {
-    const Node& n = sub[i];
-    if (n.op == Op::Param) {
-      from[static_cast<size_t>(i)] = n.attrs.ints.at(0) == p;
-      continue;
-    }
-    bool reads = false;
-    for (NodeId a : n.args) reads = reads || from[static_cast<size_t>(a)];
-    if (reads && !is_elementwise(n.op)) return false;
-    from[static_cast<size_t>(i)] = reads;
-  }
-  return true;
 }
 
 int readers(const Partition& p, NodeId v) {
