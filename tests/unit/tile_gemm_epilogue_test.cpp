@@ -23,13 +23,7 @@ namespace {
 
 using test::gemm_schedule;
 using test::problems_text;
-
-ir::Node op(ir::Op o) {
-  ir::Node n{};
-  n.op = o;
-  n.type = ir::Type{ir::DType::F32, {}};
-  return n;
-}
+constexpr auto op = test::f32_op;
 
 // E(b, m, n, c) = tanh(c + bias[n]) * R[b, m, n]: a bias broadcast along the
 // rows, an activation and a residual product, read through their shapes.

@@ -22,13 +22,7 @@ namespace {
 
 using test::gemm_schedule;
 using test::problems_text;
-
-ir::Node op(ir::Op o) {
-  ir::Node n{};
-  n.op = o;
-  n.type = ir::Type{ir::DType::F32, {}};
-  return n;
-}
+constexpr auto op = test::f32_op;
 
 // F(b, m, n, c, c2) = tanh(c2) * c + bias[n]: a gate of one product on the
 // other, and an input read along n.

@@ -21,6 +21,14 @@
 
 namespace axon::test {
 
+// A scalar f32 node of op `o`, for building epilogue values by hand.
+inline ir::Node f32_op(ir::Op o) {
+  ir::Node n{};
+  n.op = o;
+  n.type = ir::Type{ir::DType::F32, {}};
+  return n;
+}
+
 inline std::string problems_text(const std::vector<std::string>& problems) {
   std::string s;
   for (const std::string& p : problems) s += p + "\n";
