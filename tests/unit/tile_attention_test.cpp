@@ -136,6 +136,28 @@ TEST(tile_attention, InterpretsToSoftmaxOfScoresTimesValues) {
   }
 }
 
+// Scores as dot products take the query rows of a block in groups of 4, 3,
+// 2 or 1 (the largest dividing the block), one sum per row in one loop
+// over d: blocks of 8, 6, 2 and 5 rows, causal or not, give the reference.
+TEST(tile_attention, DotProductsOverRowGroupsInterpretToTheSameSoftmax) {
+  for (int64_t bq : {8, 6, 2, 5})
+    for (bool causal : {false, true}) {
+      Case c = make(2, bq == 8 ? 16 : bq * 2, 16, 5, 8, causal);
+      AttentionSchedule s;
+      s.bq = bq, s.bk = 8, s.mr = 1, s.nr = 4, s.threads = 1, s.transpose_k = false;
+      Kernel k = lower_attention(c.a, s, extras_of(c), score_of(c));
+      ASSERT_EQ(problems_text(verify(k)), "") << print(k);
+      const std::string text = print(k);
+      const int64_t group = bq % 4 == 0 ? 4 : bq % 3 == 0 ? 3 : bq % 2 == 0 ? 2 : 1;
+      EXPECT_EQ(text.find("dot_" + std::to_string(group)), std::string::npos) << "bq " << bq << ":\n" << text;
+      if (group > 1) EXPECT_NE(text.find("dot_" + std::to_string(group - 1)), std::string::npos) << "bq " << bq << ":\n" << text;
+      std::vector<double> got = interpret(k, inputs_of(c, k)).at(0).data, want = reference(c);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-12) << "bq " << bq << ", causal " << causal << ", element " << i;
+    }
+}
+
 // The largest over every score of f(d-th products of that score), 0.5 x
 // the sum of them (the specs' scale).
 template <class Term>

@@ -535,8 +535,19 @@ class CppPrinter {
         if (!seen) sums.push_back({x->buffer, x->combine});
       }
     int chains = 1;
-    if (!sums.empty() && n.extent.is_const())
+    if (!sums.empty() && n.extent.is_const()) {
       chains = static_cast<int>(std::clamp<int64_t>(n.extent.value() / lanes, 1, int64_t{kVectorChains}));
+      // Several sums side by side are independent chains already: about
+      // kVectorChains in all, so that they stay in registers (4 dot
+      // products of 4 chains each spill on 16 registers), but never fewer
+      // than keep each lane's share of the terms within the 64 of the
+      // error bound (docs/error_budget.md).
+      if (sums.size() > 1) {
+        const int64_t needed = (n.extent.value() + 64 * lanes - 1) / (64 * lanes);
+        const int64_t side_by_side = std::max<int64_t>({1, kVectorChains / static_cast<int64_t>(sums.size()), needed});
+        chains = static_cast<int>(std::min<int64_t>(chains, side_by_side));
+      }
+    }
     // Without a reduction, `unroll` vectors per step as one tuple.
     const int tuple = sums.empty() && n.extent.is_const() && n.extent.value() >= int64_t{o_.unroll} * lanes ? o_.unroll : 1;
     auto acc_name = [&](int b, int j) { return "axon_vacc_" + names_[b] + (j == 0 ? "" : "_" + std::to_string(j)); };
