@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ir/op.h"
+#include "loop/epilogue_group.h"
 
 namespace axon::loop {
 
@@ -29,7 +30,8 @@ std::string nodes_text(const ir::Graph& g, const std::vector<ir::NodeId>& nodes)
 
 std::vector<StageDescription> describe_stages(const ir::Graph& g, const Partition& p) {
   std::vector<StageDescription> out;
-  for (const Stage& st : p.stages) {
+  for (size_t k = 0; k < p.stages.size(); ++k) {
+    const Stage& st = p.stages[k];
     StageDescription d;
     d.kind = st.kind == StageKind::Naive ? "loops" : stage_kind_name(st.kind);
     std::ostringstream what;
@@ -37,6 +39,8 @@ std::vector<StageDescription> describe_stages(const ir::Graph& g, const Partitio
       case StageKind::Contraction: {
         const Contraction& c = st.contraction;
         what << "a matrix product, batch " << c.batch << ", M " << c.M << ", N " << c.N << ", K " << c.K;
+        if (const std::string why = epilogue_refusal(g, p, k); !why.empty())
+          d.why.push_back("no epilogue: " + why);
         break;
       }
       case StageKind::Epilogue:

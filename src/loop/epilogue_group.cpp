@@ -52,7 +52,67 @@ int readers(const Partition& p, NodeId v, size_t self) {
   return r;
 }
 
+std::string shape_text(const Shape& s) {
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+// The first node of `sub` that is no elementwise function of one element:
+// a reduction (with its axes), an einsum or a concat; "" when none.
+std::string first_non_elementwise(const Graph& sub) {
+  for (NodeId i = 0; i < sub.size(); ++i) {
+    const Node& n = sub[i];
+    const ReductionDomain rd = reduction_domain(sub, n);
+    if (n.op != Op::Einsum && n.op != Op::Concat && rd.extents.empty()) continue;
+    std::string t = op_name(n.op);
+    if (n.op != Op::Einsum && n.op != Op::Concat) {
+      t += " over axes [";
+      for (size_t a = 0; a < n.attrs.ints.size(); ++a) t += (a ? ", " : "") + std::to_string(n.attrs.ints[a]);
+      t += "] of " + shape_text(sub[n.args.at(0)].type.shape);
+    }
+    return t;
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string epilogue_refusal(const Graph& g, const Partition& p, size_t stage) {
+  if (stage >= p.stages.size() || p.stages[stage].kind != StageKind::Contraction) return "";
+  const Stage& st = p.stages[stage];
+  if (st.results.size() != 1) return "";
+  const NodeId S = st.results[0];
+  std::vector<size_t> by;
+  for (size_t i = 0; i < p.stages.size(); ++i)
+    if (i != stage && std::count(p.stages[i].inputs.begin(), p.stages[i].inputs.end(), S)) by.push_back(i);
+  if (by.empty()) return "";
+  const std::string product = "its product %" + std::to_string(S) + " " + shape_text(g[S].type.shape);
+  if (std::count(g.outputs.begin(), g.outputs.end(), S))
+    return product + " is an output of the program, so it is stored, and the stage after it reads it from memory";
+  if (by.size() > 1)
+    return product + " is read by " + std::to_string(by.size()) + " stages; an epilogue must be its only reader";
+  const Stage& row = p.stages[by[0]];
+  const std::string reader = "the " + std::string(row.kind == StageKind::Naive ? "loops" : stage_kind_name(row.kind)) +
+                             " stage reading " + product;
+  if (row.kind != StageKind::Row && row.kind != StageKind::Naive) return reader + " is no elementwise stage";
+  if (row.results.size() != 1)
+    return reader + " computes " + std::to_string(row.results.size()) + " results; an epilogue computes one";
+  const NodeId value = row.results[0];
+  if (g[value].type.dtype != DType::F32)
+    return reader + " computes " + dtype_name(g[value].type.dtype) + ", not f32";
+  if (const std::string n = first_non_elementwise(row.sub); !n.empty())
+    return reader + " holds a " + n + ": an epilogue is elementwise on the product's tile";
+  if (g[value].type.shape != g[S].type.shape)
+    return reader + " computes " + shape_text(g[value].type.shape) + ", not the product's shape";
+  const auto at = std::find(row.inputs.begin(), row.inputs.end(), S);
+  const int param = static_cast<int>(at - row.inputs.begin());
+  if (!read_in_place(row.sub, param)) return reader + " reads it through a layout op, not at the element it computes";
+  std::vector<int> roles;
+  std::vector<int64_t> inner;
+  if (!output_roles(g, S, &roles, &inner)) return "the product's einsum \"" + g[S].attrs.text + "\" has no output roles";
+  return reader + " takes a later product as its epilogue";
+}
 
 bool read_in_place(const Graph& sub, int p) {
   std::vector<char> from(static_cast<size_t>(sub.size()), 0);

@@ -22,12 +22,22 @@
 /// product, keeps its stages.
 #pragma once
 
+#include <string>
+
 #include "ir/graph.h"
 #include "loop/partition.h"
 
 namespace axon::loop {
 
 void fuse_epilogue_groups(const ir::Graph& g, Partition* p);
+
+/// Why the product of Contraction stage `stage` of `p` (after
+/// fuse_epilogue_groups) is stored for the stages that read it instead of
+/// being their epilogue, in one line naming the value, op or count at
+/// fault; "" when no stage reads it (it is only an output) or stage is no
+/// Contraction. What `axon explain` and report.json say, so that an
+/// unfused product is visible (docs/loop_ir.md).
+std::string epilogue_refusal(const ir::Graph& g, const Partition& p, size_t stage);
 
 /// Whether param p of `sub` reaches the outputs through elementwise ops
 /// only, so that it is read at the element being computed and nowhere else

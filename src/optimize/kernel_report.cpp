@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "rewrite/explain.h"
 #include "rewrite/rewrite.h"
 
 namespace axon::optimize {
@@ -47,7 +48,8 @@ json kernel_report(const ir::Graph& g, const codegen::KernelInfo& info) {
     if (!proofs.empty()) st["proofs"] = proofs;
     stages.push_back(st);
   }
-  return {{"stages", stages}, {"between_stages", temporaries_json(info.between_stages)}};
+  return {{"stages", stages}, {"between_stages", temporaries_json(info.between_stages)},
+          {"partition", rewrite::stages_json(g)}};
 }
 
 }  // namespace axon::optimize

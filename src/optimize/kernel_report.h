@@ -7,7 +7,9 @@
 /// Ensures: {"stages": [{"kind", "temporaries": [{"name",
 /// "scope", "elements", "bytes"}], "proofs": [{"rule", "site", "why",
 /// "status", "solver", "solver_ms", "queries", "reason"?, "counterexample"?}]}],
-/// "between_stages": [...]};
+/// "between_stages": [...], "partition": [{"kind", "what", "why": [...]}]}
+/// (partition: the stages of the winner's graph and why a stage is loops or
+/// a product keeps its own stage, rewrite/explain.h's stages_json);
 /// a proof's status is "proved" only when Z3 proved the rewrite at that
 /// site over every size of the graph's shape pattern, else what it said
 /// (refuted, unknown, or "no such rewrite here").

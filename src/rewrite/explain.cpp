@@ -17,7 +17,11 @@ std::string fmt(double v) {
   std::snprintf(b, sizeof b, "%.3g", v);
   return b;
 }
-// The stages the code generator cuts `g` into (loop/describe.h).
+std::string cost_str(const nlohmann::json& c) {
+  return fmt(c["flops"].get<double>()) + " flops, " + fmt(c["bytes"].get<double>()) + " bytes";
+}
+}  // namespace
+
 nlohmann::json stages_json(const ir::Graph& g) {
   nlohmann::json out = nlohmann::json::array();
   try {
@@ -28,11 +32,6 @@ nlohmann::json stages_json(const ir::Graph& g) {
   }
   return out;
 }
-
-std::string cost_str(const nlohmann::json& c) {
-  return fmt(c["flops"].get<double>()) + " flops, " + fmt(c["bytes"].get<double>()) + " bytes";
-}
-}  // namespace
 
 nlohmann::json explain_json(const ir::Graph& g, const ExploreOptions& options) {
   ExploreOptions o = options;

@@ -10,7 +10,8 @@
 //        "rewrites": [{"kind", "detail", "status": "proved"|"refuted"|"unknown",
 //                      "solver_ms", "queries", "counterexample", "reason",
 //                      "cost_before": {..}, "cost_after": {..}}],
-//        "chosen": {"steps": [{"kind", "detail", "solver_ms"}], "cost": {..}, "ir"},
+//        "chosen": {"steps": [{"kind", "detail", "solver_ms"}], "cost": {..}, "ir",
+//                   "stages": stages_json(the chosen graph)},
 //        "explore": {"stop", "variants", "iterations", "proofs"}}
 #pragma once
 
@@ -21,6 +22,11 @@
 #include "rewrite/rewrite.h"
 
 namespace axon::rewrite {
+
+/// The stages the code generator cuts `g` into (loop/describe.h), as
+/// [{"kind", "what", "why": [...]}]: "chosen.stages" here and report.json's
+/// "kernel.partition".
+nlohmann::json stages_json(const ir::Graph& g);
 
 nlohmann::json explain_json(const ir::Graph& g, const ExploreOptions& o = {});
 std::string explain_text(const nlohmann::json& report);

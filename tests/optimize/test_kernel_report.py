@@ -65,3 +65,9 @@ def test_the_score_matrix_shows_when_it_is_stored(tmp_path):
     assert score_sized(section), section
     for s in section["stages"]:
         assert "proofs" not in s
+    # And it says why the score product is stored: the stage after it
+    # reduces (the softmax's max over the keys).
+    contractions = [s for s in section["partition"] if s["kind"] == "contraction"]
+    assert contractions, section["partition"]
+    why = " ".join(w for s in contractions for w in s["why"])
+    assert "no epilogue:" in why and "reduce_max over axes [2]" in why, section["partition"]
