@@ -25,6 +25,11 @@ void register_tile(const target::Target& t, int* mr, int* nr) {
   *nr = w == 16 ? 64 : w == 8 ? 16 : 4;
 }
 
+int64_t cache_bytes(const target::Target& t, int level, int64_t fallback) {
+  const target::Cache* c = t.cache(level);
+  return c && c->bytes > 0 ? c->bytes : fallback;
+}
+
 std::vector<int64_t> dividing(const std::vector<int64_t>& candidates, int64_t total, int64_t multiple_of) {
   std::vector<int64_t> out;
   for (int64_t c : candidates)
@@ -123,8 +128,17 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
   const double flops = 2.0 * sh.batch * sh.M * sh.N * (sh.D + sh.D2 + sh.Dv);
   // Two passes of exp and arithmetic over every score, about 16 flops each.
   const double softmax = 16.0 * sh.batch * sh.M * sh.N;
+  // What one key step of a query block touches: the scores (S, S2), the
+  // output tile, the query rows and the key block's K^T and V. Past L1 the
+  // products' operands come from L2, past L2 from L3: on the AVX2 Zen 3
+  // host (512 KiB L2) bq = bk = 256 (512 KiB) took 1.20-1.25x the time of
+  // bq = bk = 64 (80 KiB) on one thread, bk = 128 (128 KiB) 1.05-1.09x.
+  const double l2 = static_cast<double>(cache_bytes(t, 2, 1 << 20));
+  const double step_bytes = 4.0 * static_cast<double>(s.bq * s.bk * (sh.D2 > 0 ? 2 : 1) + s.bq * (sh.Dv + sh.D + sh.D2) +
+                                                      s.bk * (sh.D + sh.D2 + sh.Dv));
+  const double spill = 1.0 + 0.25 * step_bytes / l2;
   // Dot products use a quarter of the register tile's throughput.
-  const double compute = (flops * (s.transpose_k ? 1.0 : 2.5) + softmax) / (0.7 * peak);
+  const double compute = (flops * (s.transpose_k ? 1.0 : 2.5) + softmax) * spill / (0.7 * peak);
   // K and V streamed once per query block (once when K is V), and K^T
   // written and read again when packed.
   const double bandwidth = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20) * 1e9 * busy;
@@ -134,11 +148,23 @@ double attention_seconds(const loop::AttentionGroup& a, const tile::AttentionSch
   const bool k_is_v = a.qk.b_base == a.pv.b_base && sh.k_batch == sh.v_batch && sh.k_n == sh.v_k && sh.D == sh.Dv;
   const bool packed_up_front = s.transpose_k && s.bq != sh.M;
   const double key_reads = k_is_v && !packed_up_front ? 0.0 : sh.D;
+  // A batch's keys and values (and K^T) for every thread at once: where
+  // they fit in the last-level cache, the query blocks after the first read
+  // them from there, at about a byte per flop of a core's FMA peak (L2 to
+  // L1: 32 bytes a cycle of AVX2's 32 flops), not from memory. Counting
+  // them as memory traffic ranked 256-row query blocks first and the search
+  // timed them before 64 (m5: 4 candidates in a 30 s budget, all of them
+  // bq = 256 but the default).
+  const double batch_keys = 4.0 * static_cast<double>(sh.N) * (key_reads + sh.D2 + sh.Dv + (packed_up_front ? sh.D + sh.D2 : 0.0));
+  const bool keys_cached = batch_keys * static_cast<double>(used) <= target::last_level_cache_bytes(t);
+  const double first_reads = keys_cached ? std::min(blocks, 1.0) : blocks;
   const double bytes = 4.0 * sh.batch * sh.N *
-                       (blocks * (key_reads + sh.D2 + sh.Dv) + (packed_up_front ? 2.0 * (sh.D + sh.D2) : 0.0));
+                       (first_reads * (key_reads + sh.D2 + sh.Dv) + (packed_up_front ? 2.0 * (sh.D + sh.D2) : 0.0));
+  const double rereads = 4.0 * sh.batch * sh.N * (blocks - first_reads) * (key_reads + sh.D2 + sh.Dv);
+  const double cache_bandwidth = lane_peak * 1e9 * static_cast<double>(used) * busy;
   // Split-KV's partial outputs, written and read again by the combine.
   const double partials = items > sh.batch ? 8.0 * static_cast<double>(items) * sh.M * (sh.Dv + 2) : 0.0;
-  return compute + (bytes + partials) / bandwidth;
+  return compute + (bytes + partials) / bandwidth + rereads / cache_bandwidth;
 }
 
 tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a, const tile::AttentionSchedule& s,
