@@ -51,7 +51,7 @@ std::vector<StageDescription> describe_stages(const ir::Graph& g, const Partitio
           what << "a matrix product with the elementwise work on its result applied to each tile";
         break;
       case StageKind::Attention:
-        what << "attention: scores, softmax and the product with V, without storing the scores";
+        what << "scores, softmax and the product with V in one pass over key blocks, without storing the scores";
         break;
       case StageKind::Copy:
         what << "a layout copy of a transpose, " << shape_text(g[st.results.at(0)].type.shape);

@@ -70,6 +70,10 @@ nlohmann::json explain_json(const ir::Graph& g, const ExploreOptions& options) {
   ch["ir"] = ir::print(best.graph);
   ch["stages"] = stages_json(best.graph);
   j["chosen"] = ch;
+  // optimize searches the original graph too, whose stages may differ
+  // (attention's softmax @ V is one stage there, while the cheaper variant
+  // by this cost model divides after the product).
+  if (!best.steps.empty()) j["original_stages"] = stages_json(g);
   j["explore"] = {{"stop", stop_reason_name(e.stop)}, {"variants", e.variants}, {"iterations", e.iterations},
                   {"proofs", e.proofs}};
   return j;
@@ -99,6 +103,13 @@ std::string explain_text(const nlohmann::json& j) {
   for (const auto& st : ch["stages"]) {
     s << "  " << st["kind"].get<std::string>() << ": " << st["what"].get<std::string>() << "\n";
     for (const auto& w : st["why"]) s << "      " << w.get<std::string>() << "\n";
+  }
+  if (j.contains("original_stages")) {
+    s << "stages of the original graph (optimize searches it too):\n";
+    for (const auto& st : j["original_stages"]) {
+      s << "  " << st["kind"].get<std::string>() << ": " << st["what"].get<std::string>() << "\n";
+      for (const auto& w : st["why"]) s << "      " << w.get<std::string>() << "\n";
+    }
   }
   s << ch["ir"].get<std::string>();
   return s.str();

@@ -12,6 +12,7 @@
 //                      "cost_before": {..}, "cost_after": {..}}],
 //        "chosen": {"steps": [{"kind", "detail", "solver_ms"}], "cost": {..}, "ir",
 //                   "stages": stages_json(the chosen graph)},
+//        "original_stages": stages_json(g) (when the chosen variant is a rewrite),
 //        "explore": {"stop", "variants", "iterations", "proofs"}}
 #pragma once
 

@@ -71,3 +71,20 @@ def test_the_score_matrix_shows_when_it_is_stored(tmp_path):
     assert contractions, section["partition"]
     why = " ".join(w for s in contractions for w in s["why"])
     assert "no epilogue:" in why and "reduce_max over axes [2]" in why, section["partition"]
+
+
+def test_explain_shows_the_original_stages_beside_a_rewritten_choice(tmp_path):
+    # explain's cost model prefers dividing after the product with V (a
+    # rewrite); optimize also searches the original graph, whose softmax @ V
+    # is one attention stage: explain lists both.
+    spec = tmp_path / "spec.py"
+    spec.write_text(HEAD + SOFTMAX + "    return p @ V\n")
+    r = run_axon(["explain", "--json", spec], timeout=300)
+    assert r.returncode == EXIT_OK, r.stderr
+    report = json.loads(r.stdout)
+    assert report["chosen"]["steps"], report["chosen"]
+    assert "attention" not in [s["kind"] for s in report["chosen"]["stages"]], report["chosen"]["stages"]
+    assert [s["kind"] for s in report["original_stages"]] == ["attention"], report["original_stages"]
+    text = run_axon(["explain", spec], timeout=300)
+    assert text.returncode == EXIT_OK, text.stderr
+    assert "stages of the original graph (optimize searches it too):\n  attention: " in text.stdout, text.stdout
