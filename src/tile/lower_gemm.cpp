@@ -59,9 +59,13 @@ class GemmLowering {
     // Threads own ranges of rows of C; with C strided along n (written
     // transposed) such ranges interleave in memory, which the verifier
     // cannot show disjoint: then one thread.
-    par_rows_ = omp && !par_batch_ && g_.c_n == 1;
+    // Column blocks on threads where the verifier's mixed-radix rule shows
+    // them disjoint: whole blocks (N a multiple of the block) along C's
+    // contiguous rows; otherwise ranges of rows.
+    par_cols_ = omp && !par_batch_ && s_.split_n == 1 && g_.c_n == 1 && g_.N % ncr_ == 0;
+    par_rows_ = omp && !par_batch_ && !par_cols_ && g_.c_n == 1;
     a_edge_ = !s_.pack_a && g_.M % s_.mr != 0;
-    if (s_.pack_b) Bpack_ = k_.add_buffer({"Bpack", ir::DType::F32, {kc_ * nc_}, par_batch_ ? Scope::Scratch : Scope::Memory});
+    if (s_.pack_b) Bpack_ = k_.add_buffer({"Bpack", ir::DType::F32, {kc_ * nc_}, per_thread() ? Scope::Scratch : Scope::Memory});
     if (s_.pack_a || a_edge_)
       Apack_ = k_.add_buffer({"Apack", ir::DType::F32, {kc_ * (s_.pack_a ? mc_ : s_.mr)}, Scope::Scratch});
     if (fused_) {
@@ -72,7 +76,7 @@ class GemmLowering {
       const Ranges r = ranges();
       slab_ = ceil_div(par_rows_ ? r.R : g_.M, mc_) * mc_;
       const int64_t rows = (par_rows_ ? r.count : 1) * slab_ + (a_edge_ ? s_.mr : 0);
-      Cpair_ = k_.add_buffer({"Cpair", ir::DType::F32, {rows * nc_}, par_batch_ ? Scope::Scratch : Scope::Memory});
+      Cpair_ = k_.add_buffer({"Cpair", ir::DType::F32, {rows * nc_}, per_thread() ? Scope::Scratch : Scope::Memory});
     }
     if (paired && !fused_) {
       Buffer t = k_.buffers[static_cast<size_t>(C_)];
@@ -82,8 +86,8 @@ class GemmLowering {
 
     std::vector<Stmt> top;
     top.push_back(Stmt::comment(summary()));
-    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::alloc(Bpack_));
-    if (!par_batch_ && Cpair_ >= 0) top.push_back(Stmt::alloc(Cpair_));
+    if (!per_thread() && Bpack_ >= 0) top.push_back(Stmt::alloc(Bpack_));
+    if (!per_thread() && Cpair_ >= 0) top.push_back(Stmt::alloc(Cpair_));
     if (T_ >= 0) {
       // The products apart: A . B2 into T first, plain.
       top.push_back(Stmt::alloc(T_));
@@ -94,8 +98,8 @@ class GemmLowering {
     }
     b_in_ = B_, c_out_ = fused_ ? Cpair_ : C_, epi_ = e_ != nullptr;
     top.push_back(product());
-    if (!par_batch_ && Cpair_ >= 0) top.push_back(Stmt::free(Cpair_));
-    if (!par_batch_ && Bpack_ >= 0) top.push_back(Stmt::free(Bpack_));
+    if (!per_thread() && Cpair_ >= 0) top.push_back(Stmt::free(Cpair_));
+    if (!per_thread() && Bpack_ >= 0) top.push_back(Stmt::free(Bpack_));
     if (e_ && !tile_epilogue()) top.push_back(epilogue_pass());
     if (T_ >= 0) top.push_back(Stmt::free(T_));
     k_.body = Stmt::seq(std::move(top));
@@ -120,6 +124,9 @@ class GemmLowering {
     return r;
   }
 
+  // Bpack and Cpair in each thread's scratch: batches or column blocks on threads.
+  bool per_thread() const { return par_batch_ || par_cols_; }
+
   // The epilogue follows each register tile's last slice (always when
   // paired on one panel: Cpair holds one column block only).
   bool tile_epilogue() const { return e_ && (s_.epilogue || fused_); }
@@ -143,12 +150,26 @@ class GemmLowering {
     } else {
       slices = loop("pb", c(P), slice());
     }
-    Stmt blocks = loop("jb", c(ceil_div(g_.N, ncr_)), slices);
+    // Scratch is allocated at the top of the loop on threads (each thread
+    // allocates it once): the batch's, or the column block's.
+    auto scratch = [&](std::vector<Stmt>& body) {
+      if (Bpack_ >= 0) body.push_back(Stmt::alloc(Bpack_));
+      if (Cpair_ >= 0) body.push_back(Stmt::alloc(Cpair_));
+      if (Apack_ >= 0) body.push_back(Stmt::alloc(Apack_));
+    };
+    Stmt blocks;
+    if (par_cols_) {
+      std::vector<Stmt> per_block;
+      scratch(per_block);
+      per_block.push_back(slices);
+      blocks = loop("jb", c(ceil_div(g_.N, ncr_)), Stmt::seq(std::move(per_block)), LoopKind::Parallel, s_.threads);
+    } else {
+      blocks = loop("jb", c(ceil_div(g_.N, ncr_)), slices);
+    }
 
     std::vector<Stmt> per_batch;
-    if (par_batch_ && Bpack_ >= 0) per_batch.push_back(Stmt::alloc(Bpack_));
-    if (par_batch_ && Cpair_ >= 0) per_batch.push_back(Stmt::alloc(Cpair_));
-    if (!par_rows_ && Apack_ >= 0) per_batch.push_back(Stmt::alloc(Apack_));
+    if (par_batch_) scratch(per_batch);
+    else if (!par_rows_ && !par_cols_ && Apack_ >= 0) per_batch.push_back(Stmt::alloc(Apack_));
     per_batch.push_back(blocks);
     return loop("b", c(g_.batch), Stmt::seq(std::move(per_batch)), par_batch_ ? LoopKind::Parallel : LoopKind::Serial,
                 s_.threads);
@@ -246,7 +267,8 @@ class GemmLowering {
     return "C[" + std::to_string(g_.batch) + "][" + std::to_string(g_.M) + "][" + std::to_string(g_.N) + "] " +
            "= A . B, K = " + std::to_string(g_.K) + "; tile " + std::to_string(s_.mr) +
            "x" + std::to_string(s_.nr) + ", kc " + std::to_string(s_.kc) + ", mc " + std::to_string(s_.mc) + ", nc " +
-           std::to_string(s_.nc) + ", " + std::to_string(s_.threads) + " thread(s); A " +
+           std::to_string(s_.nc) + ", " + std::to_string(s_.threads) + " thread(s)" +
+           (par_cols_ ? " on column blocks" : par_rows_ ? " on ranges of rows" : "") + "; A " +
            (s_.pack_a ? "packed" : "read in place") + ", B " + (s_.pack_b ? "packed" : "read in place") +
            (!e_ || !e_->paired ? ""
             : fused_           ? "; A . B2 beside it on each A panel (nr/2 columns of each per panel)"
@@ -385,7 +407,7 @@ class GemmLowering {
   int64_t w_ = 0, ncr_ = 0;            // columns of C per panel and per block (nr and nc unless fused_)
   int64_t slab_ = 0;                   // Cpair rows per thread's range (fused_ on threads)
   int64_t kc_ = 0, nc_ = 0, mc_ = 0;
-  bool par_batch_ = false, par_rows_ = false, a_edge_ = false;
+  bool par_batch_ = false, par_rows_ = false, par_cols_ = false, a_edge_ = false;
 };
 
 }  // namespace

@@ -4,17 +4,25 @@
 /// The program (docs/tile_ir.md, "The GEMM as a tile program"):
 ///
 ///   for b < batch                          [parallel when batches feed every thread]
-///     for jb < ceil(N / nc)                 jc = jb nc, nb = min(nc, N - jc)
+///     for jb < ceil(N / nc)                 [parallel with split_n]  jc = jb nc, nb = min(nc, N - jc)
 ///       for pb < ceil(K / kc)               pc = pb kc, kb = min(kc, K - pc)
-///         for jp < ceil(nb / nr)            [parallel]  pack B[pc.., jc + jp nr..] into
+///         for jp < ceil(nb / nr)            [parallel with ranges of rows]  pack B[pc.., jc + jp nr..] into
 ///                                           Bpack panel jp (kb x nr, zero padded)
-///         for t < threads                   [parallel]  rows [t R, min(M, t R + R))
+///         for t < threads                   [parallel: ranges of rows]  rows [t R, min(M, t R + R))
 ///           for ib                          ic, mb = min(mc, rows left)
 ///             for ip  pack A[ic + ip mr.., pc..] into Apack panel ip (mr x kb, zero padded)
 ///             for ir < ceil(mb / mr)        A panel outer: it stays in L1
 ///               for jr < ceil(nb / nr)
 ///                 matmul C[ic + ir mr.., jc + jr nr..] (keep: pb > 0) =
 ///                        Apack[ir] . Bpack[jr]   (min(mr, ..) x min(nr, ..) x kb)
+///
+/// On threads, when the batches do not feed them all, either each takes a
+/// range of rows of C (split_n 0: B's panels packed by all, two barriers
+/// per K slice) or whole column blocks (split_n 1: each thread packs its
+/// own B block into its own scratch and runs every K slice of it with no
+/// barrier; A is read by all, once per column block as with rows). Column
+/// blocks are taken only where tile::verify shows them disjoint: N a
+/// multiple of the block and C's rows contiguous; otherwise ranges of rows.
 ///
 /// An operand read in place (pack_a / pack_b false) is a view of the input
 /// with its own strides; A in place still packs the one panel an edge of M
@@ -77,6 +85,7 @@ struct GemmSchedule {
   int prefetch = 1;   // 1: software-prefetch the next A panel and the C tile
   int epilogue = 1;   // with an epilogue: 1 on each register tile after its last K slice, 0 one pass over C after
   int pair = 1;       // with a paired epilogue: 1 both products on one A panel (nc counts both), 0 one after the other
+  int split_n = 0;    // on threads (batches not on them): 1 whole column blocks per thread, each packing its own B, 0 ranges of rows
 };
 
 /// E(b, m, n, c, extra): the value the kernel stores at C's element (b, m,

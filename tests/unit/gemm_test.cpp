@@ -219,6 +219,36 @@ TEST(gemm, InPlaceAScratchOnlyAtAnEdgeOfM) {
   }
 }
 
+// Threads on whole column blocks (split_n 1): each packs its own B panels
+// (or reads B in place) and covers every row, the panel an edge of M cuts
+// included; odd column counts leave a thread a short block or none.
+std::vector<Case> column_block_cases(int W) {
+  std::vector<Case> c;
+  int mr = W == 16 ? 6 : W == 8 ? 4 : 3, nr = W == 1 ? 4 : 2 * W;
+  GemmSchedule s = sched(mr, nr, 32, 2 * mr, 2 * nr, 2);
+  s.split_n = 1;
+  for (auto [pa, pb] : std::vector<std::pair<bool, bool>>{{false, true}, {true, true}, {false, false}}) {
+    std::string what = std::string(pa ? "A packed" : "A in place") + ", " + (pb ? "B packed" : "B in place");
+    GemmSchedule t = in_place(s, pa, pb);
+    c.push_back({shape(1, 3 * mr + 1, 4 * nr, 70), t, what + ", two blocks each, M edge, K split"});
+    c.push_back({shape(1, 2 * mr, 2 * nr, 9), t, what + ", one block"});
+    c.push_back({shape(1, 2 * mr + 3, 6 * nr, 40, true, false, 5), t, what + ", three blocks, A transposed and padded"});
+    c.push_back({shape(1, mr - 1, 4 * nr, 5), t, what + ", M below one panel"});
+  }
+  c.push_back({shape(1, 3 * mr + 1, 5 * nr + 3, 70), s, "N edge in the last block"});
+  c.push_back({shape(1, 13, 2 * nr + 1, 33, false, true, 2), s, "B transposed and padded"});
+  c.push_back({shape(1, 9, 9, 0), s, "K = 0"});
+  GemmShape strided_c = shape(1, 20, 6 * nr, 10);
+  strided_c.c_m = 1, strided_c.c_n = 20;  // C written transposed
+  c.push_back({strided_c, s, "C transposed"});
+  c.push_back({shape(3, 2 * mr - 1, 4 * nr, 20, false, false, 0, false, true), s, "batches, B broadcast (on threads)"});
+  return c;
+}
+
+TEST(gemm, Avx512ThreadsOnColumnBlocks) { check(column_block_cases(16), 512); }
+TEST(gemm, Avx2ThreadsOnColumnBlocks) { check(column_block_cases(8), 256); }
+TEST(gemm, ScalarThreadsOnColumnBlocks) { check(column_block_cases(1), 0); }
+
 TEST(gemm, Avx2) {
   auto c = odd_shapes(8, 2);
   c.push_back({shape(3, 29, 53, 41, true, true, 2, true, false), sched(6, 16, 32, 12, 32, 1), "avx2 mixed"});
@@ -267,6 +297,28 @@ TEST(gemm, LegalityAndKnobs) {
   EXPECT_GT(codegen::gemm_predicted_seconds(g, d, t), 0);
   // the default beats a 1x16 tile in the model
   EXPECT_LT(codegen::gemm_predicted_seconds(g, d, t), codegen::gemm_predicted_seconds(g, sched(1, 16, 256, 96, 1024, 2), t));
+  // Two threads on s1 with the L2 of the AVX2 Zen 3 host (512 KiB): two
+  // column blocks of nc 512, whole blocks on the threads by default, which
+  // the model ranks ahead of ranges of rows. One block (nc 1024 under a
+  // 1 MiB L2), blocks that do not split evenly, one thread, or batches that
+  // feed the threads: ranges of rows (split_n 0; unused without threads).
+  target::Target zen3 = machine(256);
+  zen3.caches[1].bytes = 512 << 10;
+  GemmSchedule s1 = codegen::default_gemm_schedule(g, zen3);
+  EXPECT_EQ(s1.nc, 512);
+  EXPECT_EQ(s1.split_n, 1);
+  EXPECT_EQ(codegen::gemm_why_illegal(g, s1, zen3), "");
+  GemmSchedule rows = s1;
+  rows.split_n = 0;
+  EXPECT_LT(codegen::gemm_predicted_seconds(g, s1, zen3), codegen::gemm_predicted_seconds(g, rows, zen3));
+  rows.split_n = 2;
+  EXPECT_NE(codegen::gemm_why_illegal(g, rows, zen3), "");
+  EXPECT_EQ(codegen::default_gemm_schedule(g, machine(256)).split_n, 0);
+  EXPECT_EQ(codegen::default_gemm_schedule(s9, zen3).split_n, 0);
+  EXPECT_EQ(codegen::default_gemm_schedule(codegen::dense_gemm_shape(1, 7, 12, 3), zen3).split_n, 0);
+  EXPECT_EQ(codegen::default_gemm_schedule(codegen::dense_gemm_shape(1, 512, 1500, 256), zen3).split_n, 0);
+  s["k0.split_n"] = 1;
+  EXPECT_EQ(codegen::gemm_schedule_from(s, "k0.").split_n, 1);
   for (int bits : {0, 256, 512})
     for (auto dims : std::vector<std::array<int64_t, 4>>{{1, 1, 1, 1}, {8, 512, 512, 512}, {1, 7, 1000, 3}}) {
       GemmShape gg = codegen::dense_gemm_shape(dims[0], dims[1], dims[2], dims[3]);

@@ -62,20 +62,23 @@ TEST(tile_gemm_epilogue, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfThePro
   struct Dims { int64_t batch, M, N, K; };
   // K of one slice, of several with a short last one, and of whole slices;
   // M and N cut by the tiles' edges; batches.
-  const std::vector<Dims> dims = {{1, 1, 1, 1}, {1, 7, 9, 5}, {1, 13, 33, 40}, {2, 6, 16, 32}, {3, 11, 20, 9}};
+  // {1, 13, 32, 40}: whole column blocks, which split_n 1 puts on the threads.
+  const std::vector<Dims> dims = {{1, 1, 1, 1}, {1, 7, 9, 5}, {1, 13, 33, 40}, {1, 13, 32, 40}, {2, 6, 16, 32}, {3, 11, 20, 9}};
   int cases = 0;
   for (const Dims& d : dims)
-    for (int threads : {1, 2})
+    for (auto [threads, split_n] : test::kThreadSplits)
       for (bool pack_a : {true, false})
         for (int epilogue : {1, 0}) {
           const GemmShape g = codegen::dense_gemm_shape(d.batch, d.M, d.N, d.K);
-          check(g, gemm_schedule(3, 8, 16, 6, 16, threads, pack_a, true, epilogue),
+          GemmSchedule s = gemm_schedule(3, 8, 16, 6, 16, threads, pack_a, true, epilogue);
+          s.split_n = split_n;
+          check(g, s,
                 std::to_string(d.batch) + "x" + std::to_string(d.M) + "x" + std::to_string(d.N) + "x" + std::to_string(d.K) +
-                    " threads " + std::to_string(threads) + (pack_a ? " A packed" : " A in place") + " epilogue " +
+                    " threads " + std::to_string(threads) + " split_n " + std::to_string(split_n) + (pack_a ? " A packed" : " A in place") + " epilogue " +
                     std::to_string(epilogue));
           ++cases;
         }
-  EXPECT_EQ(cases, 40);
+  EXPECT_EQ(cases, 72);
   // B read in place (whole panels), and the empty sum: C = E(0).
   check(codegen::dense_gemm_shape(1, 10, 16, 20), gemm_schedule(4, 8, 8, 8, 16, 2, true, false, 1), "B in place");
   check(codegen::dense_gemm_shape(2, 9, 9, 0), gemm_schedule(4, 8, 8, 8, 16, 1, true, true, 1), "K = 0");

@@ -63,22 +63,23 @@ TEST(tile_gemm_pair, EveryBlockingVerifiesAndInterpretsToTheEpilogueOfBothProduc
   // K of one slice, of several with a short last one; M and N cut by the
   // tiles' edges and the half panels (N = 9 at nr/2 = 4); several column
   // blocks (N = 20 at nc/2 = 8); batches (parallel on two threads when 2).
-  const std::vector<Dims> dims = {{1, 1, 1, 1}, {1, 7, 9, 5}, {1, 13, 20, 40}, {2, 6, 16, 32}, {3, 11, 12, 9}};
+  // {1, 13, 16, 40}: whole column blocks, which split_n 1 puts on the threads.
+  const std::vector<Dims> dims = {{1, 1, 1, 1}, {1, 7, 9, 5}, {1, 13, 20, 40}, {1, 13, 16, 40}, {2, 6, 16, 32}, {3, 11, 12, 9}};
   int cases = 0;
   for (const Dims& d : dims)
-    for (int threads : {1, 2})
+    for (auto [threads, split_n] : test::kThreadSplits)
       for (bool pack_a : {true, false})
         for (int pair : {1, 0}) {
           const GemmShape g = codegen::dense_gemm_shape(d.batch, d.M, d.N, d.K);
           GemmSchedule s = gemm_schedule(3, 8, 16, 6, 16, threads, pack_a, true, 1);
-          s.pair = pair;
+          s.pair = pair, s.split_n = split_n;
           check(g, s,
                 std::to_string(d.batch) + "x" + std::to_string(d.M) + "x" + std::to_string(d.N) + "x" + std::to_string(d.K) +
-                    " threads " + std::to_string(threads) + (pack_a ? " A packed" : " A in place") + " pair " +
+                    " threads " + std::to_string(threads) + " split_n " + std::to_string(split_n) + (pack_a ? " A packed" : " A in place") + " pair " +
                     std::to_string(pair));
           ++cases;
         }
-  EXPECT_EQ(cases, 40);
+  EXPECT_EQ(cases, 72);
   // Apart, the epilogue in one pass after; B read in place; the empty sum.
   GemmSchedule pass = gemm_schedule(4, 8, 8, 8, 16, 2, true, true, 0);
   pass.pair = 0;

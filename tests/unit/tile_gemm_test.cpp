@@ -49,22 +49,26 @@ void check(const GemmShape& g, const GemmSchedule& s, const std::string& what) {
 
 TEST(tile_gemm, EveryBlockingVerifiesAndInterpretsToTheProduct) {
   struct Dims { int64_t batch, M, N, K; };
-  const std::vector<Dims> dims = {{1, 1, 1, 1}, {1, 7, 9, 5}, {1, 13, 33, 40}, {2, 6, 16, 32}, {3, 11, 20, 9}, {5, 4, 8, 3}};
+  // {1, 13, 32, 40}: whole column blocks, which split_n 1 puts on the threads.
+  const std::vector<Dims> dims = {{1, 1, 1, 1}, {1, 7, 9, 5},  {1, 13, 33, 40}, {1, 13, 32, 40},
+                                  {2, 6, 16, 32}, {3, 11, 20, 9}, {5, 4, 8, 3}};
   int cases = 0;
   for (const Dims& d : dims)
-    for (int threads : {1, 2})
+    for (auto [threads, split_n] : test::kThreadSplits)
       for (bool pack_a : {true, false})
         for (bool pack_b : {true, false}) {
           GemmShape g = shape(d.batch, d.M, d.N, d.K);
           // B in place needs whole panels (codegen/cpu/gemm.h's legality).
           const int nr = pack_b ? 8 : (d.N % 4 == 0 ? 4 : 1);
           GemmSchedule s = gemm_schedule(3, nr, 16, 6, 2 * nr, threads, pack_a, pack_b);
+          s.split_n = split_n;
           check(g, s, std::to_string(d.batch) + "x" + std::to_string(d.M) + "x" + std::to_string(d.N) + "x" +
-                          std::to_string(d.K) + " threads " + std::to_string(threads) + (pack_a ? " A packed" : " A in place") +
+                          std::to_string(d.K) + " threads " + std::to_string(threads) + " split_n " +
+                          std::to_string(split_n) + (pack_a ? " A packed" : " A in place") +
                           (pack_b ? " B packed" : " B in place"));
           ++cases;
         }
-  EXPECT_EQ(cases, 48);
+  EXPECT_EQ(cases, 84);
 }
 
 TEST(tile_gemm, StridedBroadcastAndTransposedOperands) {
@@ -74,6 +78,10 @@ TEST(tile_gemm, StridedBroadcastAndTransposedOperands) {
   check(shape(3, 10, 12, 20, false, false, true), s, "B broadcast over batches");
   check(shape(1, 10, 12, 20, false, false, false, true), s, "C written transposed");
   check(shape(1, 9, 9, 0), s, "K = 0");
+  s.split_n = 1;
+  check(shape(1, 10, 12, 20, true, false), s, "A transposed, threads on column blocks");
+  check(shape(1, 10, 12, 20, false, true), s, "B transposed, threads on column blocks");
+  check(shape(1, 10, 12, 20, false, false, false, true), s, "C written transposed, threads on column blocks");
 }
 
 TEST(tile_gemm, ThreadsOwnRowRangesOrWholeBatches) {
@@ -86,6 +94,16 @@ TEST(tile_gemm, ThreadsOwnRowRangesOrWholeBatches) {
   };
   EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 16, 8), gemm_schedule(4, 8, 8, 8, 16, 2, true, true))), "jp t ");
   EXPECT_EQ(parallel_vars(lower_gemm(shape(4, 40, 16, 8), gemm_schedule(4, 8, 8, 8, 16, 2, true, true))), "b ");
+  // split_n 1: whole column blocks on the threads, each packing its own B
+  // (no parallel loop inside); batches that feed every thread still go first.
+  GemmSchedule cols = gemm_schedule(4, 8, 8, 8, 16, 2, true, true);
+  cols.split_n = 1;
+  EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 32, 8), cols)), "jb ");
+  // Not shown disjoint, so ranges of rows instead: a short last block; C
+  // written transposed (then one thread, as with ranges of rows).
+  EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 33, 8), cols)), "jp t ");
+  EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 32, 8, false, false, false, true), cols)), "");
+  EXPECT_EQ(parallel_vars(lower_gemm(shape(4, 40, 32, 8), cols)), "b ");
   // C written transposed: row ranges interleave in memory; one thread.
   EXPECT_EQ(parallel_vars(lower_gemm(shape(1, 40, 16, 8, false, false, false, true), gemm_schedule(4, 8, 8, 8, 16, 2, true, true))), "");
 }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -63,6 +64,10 @@ inline std::vector<ir::Tensor> random_inputs(const tile::Kernel& k, const std::v
   }
   return in;
 }
+
+/// The GEMM's thread placements the blocking tests cover: one thread; two
+/// on ranges of rows (split_n 0); two on whole column blocks (split_n 1).
+inline constexpr std::pair<int, int> kThreadSplits[] = {{1, 0}, {2, 0}, {2, 1}};
 
 inline tile::GemmSchedule gemm_schedule(int mr, int nr, int64_t kc, int64_t mc, int64_t nc, int threads, bool pack_a,
                                         bool pack_b, int epilogue = 1) {

@@ -28,6 +28,18 @@ int64_t balanced_mc(int64_t M, int mr, int threads, int64_t want) {
   return std::max<int64_t>(mr, round_up(ceil_div(per_thread, blocks), mr));
 }
 
+// Whether threads take whole column blocks by default: when the batches do
+// not feed them and whole blocks (as lower_gemm takes them) split evenly
+// over them. A column block per
+// thread packs its own B and needs no barrier; ranges of rows share the
+// packed B and meet twice per K slice (s1 1024^3 on two threads of the
+// AVX2 Zen 3 host: 1.18x-1.30x, bench/gemm/README.md).
+int split_n_default(const GemmShape& g, const GemmSchedule& s) {
+  if (s.threads <= 1) return 0;
+  const bool batches = g.batch >= s.threads && (g.batch % s.threads == 0 || g.batch >= 4 * s.threads);
+  return !batches && g.c_n == 1 && g.N % s.nc == 0 && (g.N / s.nc) % s.threads == 0 ? 1 : 0;
+}
+
 }  // namespace
 
 GemmShape dense_gemm_shape(int64_t batch, int64_t M, int64_t N, int64_t K) {
@@ -57,6 +69,7 @@ GemmSchedule default_gemm_schedule(const GemmShape& g, const target::Target& t) 
   s.mc = balanced_mc(g.M, s.mr, s.threads, 96);
   s.nc = std::min<int64_t>(round_up(std::max<int64_t>(1, g.N), s.nr), round_up(1024, s.nr));
   while (s.nc * s.kc * 4 > cache_bytes(t, 2, 1 << 20) && s.nc > s.nr) s.nc -= s.nr;
+  s.split_n = split_n_default(g, s);
   return s;
 }
 
@@ -86,6 +99,8 @@ std::vector<schedule::Knob> gemm_knobs(const GemmShape& g, const target::Target&
   k.push_back({prefix + "prefetch", {1, 0}, "software prefetch of the next A panel"});
   k.push_back({prefix + "pack_a", with_first(d.pack_a, {1, 0}), "1: pack A into panels; 0: read A in place"});
   k.push_back({prefix + "pack_b", with_first(d.pack_b, {1, 0}), "1: pack B into panels; 0: read B in place"});
+  k.push_back({prefix + "split_n", with_first(d.split_n, {0, 1}),
+               "on threads: 1 whole column blocks per thread (each packs its own B, no barrier); 0 ranges of rows"});
   return k;
 }
 
@@ -97,6 +112,7 @@ GemmSchedule gemm_schedule_from(const schedule::Schedule& s, const std::string& 
   };
   get("mr", r.mr), get("nr", r.nr), get("kc", r.kc), get("mc", r.mc), get("nc", r.nc);
   get("threads", r.threads), get("prefetch", r.prefetch), get("pack_a", r.pack_a), get("pack_b", r.pack_b);
+  get("split_n", r.split_n);
   // mc and nc are sizes to aim for: rounded up to whole register tiles here,
   // so that every mr and nr can meet every mc and nc of the space.
   if (r.mr > 0 && r.mc > 0) r.mc = round_up(r.mc, r.mr);
@@ -127,6 +143,7 @@ std::string gemm_why_illegal(const GemmShape& g, const GemmSchedule& s, const ta
     os << "gemm: B read in place needs whole panels, and N = " << g.N << " is not a multiple of nr = " << s.nr;
     return os.str();
   }
+  if (s.split_n != 0 && s.split_n != 1) return "gemm: split_n is 0 (ranges of rows) or 1 (column blocks)";
   if (s.mc % s.mr != 0) return "gemm: mc is not a multiple of mr";
   if (s.nc % s.nr != 0) return "gemm: nc is not a multiple of nr";
   int64_t l1 = cache_bytes(t, 1, 32 << 10), l2 = cache_bytes(t, 2, 1 << 20);
@@ -152,8 +169,15 @@ double gemm_predicted_seconds(const GemmShape& g, const GemmSchedule& s, const t
   int nv = s.nr / w;
   double fma = double(s.mr) * nv, ops = s.mr + nv;
   double eff = std::min(1.0, fma / (fma + 0.5 * ops)) * std::min(1.0, double(std::min(g.K, s.kc)) / 64.0 + 0.5);
-  double blocks = double(ceil_div(g.M, s.mc));
+  // How evenly the work items (batches, column blocks or row blocks) fall on
+  // the threads; ranges of rows meet at two barriers per K slice of each
+  // column block (a few microseconds each in the model, more on a loaded
+  // host, where each waits for the slowest thread).
+  const bool batches = s.threads > 1 && g.batch >= s.threads && (g.batch % s.threads == 0 || g.batch >= 4 * s.threads);
+  const bool cols = s.threads > 1 && !batches && s.split_n == 1 && g.c_n == 1 && g.N % s.nc == 0;
+  double blocks = double(batches ? g.batch : cols ? ceil_div(g.N, s.nc) : ceil_div(g.M, s.mc));
   double balance = ceil_div(int64_t(blocks), s.threads) * s.threads / blocks;
+  double barriers = s.threads > 1 && !batches && !cols ? 2.0 * g.batch * ceil_div(g.N, s.nc) * ceil_div(g.K, s.kc) : 0.0;
   double flops = 2.0 * g.batch * g.M * g.N * std::max<int64_t>(g.K, 1);
   double compute = flops * padded * balance / (peak * std::max(0.05, eff));
   double bw = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20.0) * 1e9;
@@ -166,7 +190,7 @@ double gemm_predicted_seconds(const GemmShape& g, const GemmSchedule& s, const t
   double a_bytes = g.M * g.K * double(ceil_div(g.N, s.nc)) * (s.pack_a ? 2.0 : 1.0);
   double b_bytes = g.K * g.N * (s.pack_b ? 2.0 : 1.0);
   double bytes = 4.0 * g.batch * (a_bytes + b_bytes + g.M * g.N * 2.0 * ceil_div(g.K, s.kc));
-  return compute + bytes / bw + (s.threads > 1 ? 5e-6 : 0.0);
+  return compute + bytes / bw + (s.threads > 1 ? 5e-6 : 0.0) + barriers * 3e-6;
 }
 
 }  // namespace axon::codegen

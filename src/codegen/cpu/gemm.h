@@ -8,7 +8,10 @@
 /// each packs its A[mc x kc] into mr-tall panels in its own aligned scratch
 /// and runs the register-blocked micro-kernel (mr rows x nr/W vectors of
 /// accumulators, W = 16 lanes for AVX-512, 8 for AVX2, 1 scalar) over every
-/// mr x nr tile. Tiles cut by the
+/// mr x nr tile. With split_n 1 the threads take whole column blocks
+/// instead, each packing its own B into its own scratch: no barrier inside
+/// the product (the default when the blocks split evenly over the threads
+/// and the batches do not). Tiles cut by the
 /// edge of M or N are computed in full on the zero-padded panels into a
 /// local tile and only their valid part is merged into C, so any shape
 /// (1, 7, 33, ...), any strides and broadcast operands are correct.
@@ -49,7 +52,7 @@ GemmShape dense_gemm_shape(int64_t batch, int64_t M, int64_t N, int64_t K);
 
 using tile::GemmSchedule;
 
-/// Knobs named prefix + {"mr","nr","kc","mc","nc","threads","prefetch","pack_a","pack_b"}, each
+/// Knobs named prefix + {"mr","nr","kc","mc","nc","threads","prefetch","pack_a","pack_b","split_n"}, each
 /// with its legal values; values[0] is the cost model's best guess. Not every
 /// combination is legal: filter with gemm_why_illegal.
 std::vector<schedule::Knob> gemm_knobs(const GemmShape& g, const target::Target& t, const std::string& prefix);

@@ -7,7 +7,7 @@
 /// kernel of the tile IR with vec_axis, threads, row_block, unroll, and
 /// where they apply nt_store, stream_prefetch and prefetch_pass
 /// (docs/tile_ir.md, "Row stages as tile programs");
-/// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch,pack_a,pack_b}
+/// a Contraction stage has gemm.{mr,nr,kc,mc,nc,threads,prefetch,pack_a,pack_b,split_n}
 /// (codegen/cpu/gemm.h), an Epilogue stage those and gemm.epilogue
 /// (codegen/cpu/gemm_epilogue.h); a Copy stage is a layout copy of the tile IR
 /// (tile/lower_copy.h) with copy.{tile,threads,vector,width,order,nt_store,
