@@ -164,9 +164,21 @@ std::optional<Stmt> rewrite_nest(const Kernel& k, const Found& f, int threads, N
   auto c = [](int64_t x) { return Index(x); };
   auto v = [](const std::string& n) { return Index::var(n); };
   const int64_t nblocks = ceil_div(N, NC), pblocks = ceil_div(K, kMatmulKC), iblocks = ceil_div(M, kMatmulMR);
+  // Rows on the threads, a slab of R rows each, when the batches cannot
+  // feed them all (parallelize cannot split the column blocks: they write
+  // interleaved rows): one parallel loop outermost, each thread walking
+  // every block of B over its own rows. Otherwise parallelize gives the
+  // threads the batches.
+  const bool slabs = threads > 1 && batch_iterations < threads && iblocks >= 2;
+  const int64_t R = slabs ? ceil_div(iblocks, threads) * kMatmulMR : iblocks * kMatmulMR;
+  const int64_t tslabs = ceil_div(M, R);
+  const std::string ts = names->take("t", "_rows");
   // A loop of one iteration is its index 0.
   auto at = [&](const std::string& n, int64_t extent) { return extent == 1 ? c(0) : v(n); };
-  const Index jc = at(jb, nblocks) * c(NC), pc = at(pb, pblocks) * c(kMatmulKC), i0 = at(ib, iblocks) * c(kMatmulMR);
+  const Index t0 = at(ts, tslabs) * c(R);
+  const Index ib_extent = (min(c(R), c(M) - t0) + c(kMatmulMR - 1)) / c(kMatmulMR);
+  const Index ib0 = (ib_extent.is_const() && ib_extent.value() == 1 ? c(0) : v(ib)) * c(kMatmulMR);
+  const Index jc = at(jb, nblocks) * c(NC), pc = at(pb, pblocks) * c(kMatmulKC), i0 = t0 + ib0;
   const Index nb = min(c(NC), c(N) - jc);
   const Index jr_extent = (nb + c(kMatmulNR - 1)) / c(kMatmulNR);
   const Index jr0 = (jr_extent.is_const() && jr_extent.value() == 1 ? c(0) : v(jr)) * c(kMatmulNR);
@@ -186,14 +198,11 @@ std::optional<Stmt> rewrite_nest(const Kernel& k, const Found& f, int threads, N
     if (extent.is_const() && extent.value() == 1) return body;
     return Stmt::loop(n, extent, kind, std::move(body), kind == LoopKind::Parallel ? threads : 0);
   };
-  // Row blocks on the threads when the batches cannot feed them all (the
-  // block loops around them write overlapping rows, which parallelize
-  // cannot split); otherwise parallelize gives the threads the batches.
-  const bool parallel_rows = threads > 1 && batch_iterations < threads && iblocks >= 2;
   Stmt s = loop(jr, jr_extent, mm);
-  s = loop(ib, c(iblocks), s, parallel_rows ? LoopKind::Parallel : LoopKind::Serial);
+  s = loop(ib, ib_extent, s);
   s = loop(pb, c(pblocks), s);
   s = loop(jb, c(nblocks), s);
+  s = loop(ts, c(tslabs), s, slabs ? LoopKind::Parallel : LoopKind::Serial);
   for (auto l = batches.rbegin(); l != batches.rend(); ++l) s = loop(l->var, c(l->extent), s);
   return s;
 }

@@ -15,11 +15,12 @@
 /// loop i moves C and A but not B (the innermost such). The other loops
 /// (batches) stay, outermost; inside them:
 ///
-///   for jb < ceil(N / NC)          columns jc = jb NC, nb = min(NC, N - jc)
-///     for pb < ceil(K / KC)        k from pc = pb KC, kb = min(KC, K - pc)
-///       for ib < ceil(M / MR)      rows ib MR, min(MR, M - ib MR)
-///         for jr < ceil(nb / NR)   columns jc + jr NR, min(NR, nb - jr NR)
-///           Matmul(C tile, A, B, rows, columns, kb, keep)
+///   for t < ceil(M / R)              [parallel] rows t R .. min(M, t R + R)
+///     for jb < ceil(N / NC)          columns jc = jb NC, nb = min(NC, N - jc)
+///       for pb < ceil(K / KC)        k from pc = pb KC, kb = min(KC, K - pc)
+///         for ib < ceil(rows / MR)   rows t R + ib MR, min(MR, M - that)
+///           for jr < ceil(nb / NR)   columns jc + jr NR, min(NR, nb - jr NR)
+///             Matmul(C tile, A, B, rows, columns, kb, keep)
 ///
 /// keep is 1 in the i-k-j form (C holds the zeros and then the partial sums)
 /// and min(pb, 1) in the dot-product form (its first slice overwrites C).
@@ -27,9 +28,11 @@
 /// from the same start (+0), so the values are the same bits (the printer
 /// continues a kept C's chain; its register tiles have no FMA and one lane
 /// per element). With threads > 1 and fewer batch iterations than threads,
-/// the ib loop is Parallel (the threads share each B block through L3);
-/// otherwise parallelize later gives the batches to the threads. Other
-/// statements are left as they are.
+/// R is a thread's share of the row blocks and the t loop is Parallel (one
+/// parallel region per product; each thread reuses every B block over its
+/// rows); otherwise R is M, and parallelize later gives the batches to the
+/// threads. Loops of one iteration are left out. Other statements are left
+/// as they are.
 #pragma once
 
 #include <cstdint>
