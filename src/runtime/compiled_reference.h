@@ -8,10 +8,9 @@
 // The switch (compiled_reference_preferred): a graph whose interpreter
 // evaluation is estimated past kCompiledReferenceSeconds uses the compiled
 // twin; smaller graphs keep the interpreter (no compile to pay). Graphs
-// dominated by einsums take the twin too since its contractions read
-// stored operands along rows as vector lanes (m1_rmsnorm_matmul's and
-// m2_matmul_bias_gelu's references 0.70 and 0.67 of the interpreter's time;
-// docs/gate.md). $AXON_REFERENCE = "interpreter" or
+// dominated by einsums take the twin too: its matrix products are float64
+// register tiles (tile/passes/matmul_nests.h; docs/gate.md, "Latency of
+// the references", has the measurements). $AXON_REFERENCE = "interpreter" or
 // "compiled" forces one path. If the compiled path fails (compiler, load),
 // a warning goes to stderr and the interpreter computes every reference.
 // The interpreter stays the definition: the compiled twin agrees with it

@@ -10,6 +10,7 @@
 #include "tile/passes/fuse_loops.h"
 #include "tile/passes/inline_maps.h"
 #include "tile/passes/interchange_sums.h"
+#include "tile/passes/matmul_nests.h"
 #include "tile/passes/parallel_chunks.h"
 #include "tile/passes/parallel_sums.h"
 #include "tile/passes/parallelize.h"
@@ -51,6 +52,11 @@ std::vector<Pass> naive_pipeline() { return {cascade_pass()}; }
 
 std::vector<Pass> loops_pipeline(const LoopsOptions& o) {
   std::vector<Pass> p;
+  if (o.matmul_nests) {
+    const int threads = o.threads;
+    p.push_back({"matmul_nests", "float64 matrix products become blocked register-tiled Matmuls, each sum still serial over k",
+                 [threads](const Kernel& k) { return matmul_nests(k, threads); }});
+  }
   if (o.inline_maps)
     p.push_back({"inline_maps", "elementwise values are recomputed where they are read, not stored",
                  [reused = o.inline_reused](const Kernel& k) { return inline_maps(k, reused); }});

@@ -6,10 +6,10 @@
 /// Pipelines:
 ///  - "naive": lower, cascade_sums. One loop nest per op on one thread: the
 ///    reference point every optimised kernel is measured against.
-///  - "loops": lower, inline_maps, fuse_loops, shrink_buffers,
+///  - "loops": lower, matmul_nests, inline_maps, fuse_loops, shrink_buffers,
 ///    transpose_blocks, collapse_loops, cascade_sums, interchange_sums, parallelize, parallel_sums, vectorize, exp2_scaled,
 ///    reciprocal_divisors, prefetch_rows, prefetch_next_rows, stream_stores,
-///    parallel_chunks (inline_maps, fuse_loops and shrink_buffers, vectorize
+///    parallel_chunks (matmul_nests, inline_maps, fuse_loops and shrink_buffers, vectorize
 ///    with exp2_scaled and reciprocal_divisors, prefetch_rows,
 ///    prefetch_next_rows, stream_stores and parallel_chunks as the options
 ///    say; transpose_blocks with a transpose_block; parallelize and
@@ -47,6 +47,9 @@ struct LoopsOptions {
   bool fuse = true;          // loops over the same rows fused, row buffers shrunk to scratch
   bool inline_reused = true; // a cheap map read more often than it has elements is still inlined
   bool exact_lanes = false;  // without vectorize: loops whose lanes compute exactly the serial values
+  /// matmul_nests first, with `threads`: float64 matrix products as blocked
+  /// Matmuls in register tiles (the compiled float64 reference).
+  bool matmul_nests = false;
   /// Partial sums the printer keeps for a vector sum (lanes x accumulator
   /// chains, codegen/c_like/tile_cpp.h); with vectorize, innermost sum blocks
   /// are kCascadeBlock times this long, so each partial still adds at most

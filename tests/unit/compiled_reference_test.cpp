@@ -213,6 +213,47 @@ TEST(compiled_reference, Einsum) {
   expect_close(compiled_twin(g, in), verify::interpret(g, in), verify::interpret(g, absolute(in)), "einsum");
 }
 
+// Float64 matrix products in register tiles (tile/passes/matmul_nests.h):
+// every element is the interpreter's serial sum over k, bit for bit, in
+// both forms of an einsum (i-k-j and dot product, B read through strides),
+// batched, with edges in every dimension (rows not a multiple of the
+// tile's 6, columns not of its 8, k over several slices of 256 with a
+// remainder, columns over several blocks), with special values and signed
+// zeros.
+TEST(compiled_reference, MatmulRegisterTiles) {
+  ASSERT_TRUE(kGompPinned);
+  Graph g;
+  g.params = {{"a", {DType::F32, {13, 600}}},
+              {"b", {DType::F32, {600, 300}}},
+              {"bt", {DType::F32, {300, 600}}},
+              {"x", {DType::F32, {3, 7, 70}}},
+              {"y", {DType::F32, {3, 70, 24}}}};
+  NodeId a = param(g, 0), b = param(g, 1), bt = param(g, 2), x = param(g, 3), y = param(g, 4);
+  g.outputs = {einsum(g, "ik,kj->ij", a, b), einsum(g, "ik,jk->ij", a, bt), einsum(g, "bik,bkj->bij", x, y),
+               einsum(g, "ik,kj->ij", a, binary(g, Op::Mul, b, b))};
+  std::vector<Tensor> in;
+  for (size_t i = 0; i < g.params.size(); ++i) in.push_back(uniform(g.params[i].type, -1, 1, 20 + i));
+  // Infinities and NaNs propagate through the chains as the interpreter's;
+  // a row of zeros times negative values sums to +0 from the +0 start.
+  in[0].data[5 * 600 + 3] = INFINITY;
+  in[1].data[7 * 300 + 11] = NAN;
+  for (int k = 0; k < 600; ++k) in[0].data[12 * 600 + k] = 0;
+  for (int k = 0; k < 600; ++k) in[1].data[k * 300 + 2] = -std::fabs(in[1].data[k * 300 + 2]) - 0.5;
+  const Graph twin = verify::float64_twin(g);
+  const std::string src = codegen::print_reference_cpp(twin, 2).source;
+  EXPECT_NE(src.find("axon_dmm6x8<"), std::string::npos) << "no float64 register tile:\n" << src;
+  std::vector<Tensor> got = compiled_twin(g, in), want = verify::interpret(g, in);
+  expect_exact(got, want, "float64 register tiles");
+  // Every one of the four products is a tiled Matmul.
+  int calls = 0;
+  for (size_t at = src.find("axon_dmm6x8<"); at != std::string::npos; at = src.find("axon_dmm6x8<", at + 1)) ++calls;
+  EXPECT_EQ(calls, 4) << src;
+  EXPECT_TRUE(std::isnan(got[0].data[11]) && std::isinf(got[0].data[5 * 300 + 1]));
+  // Row 12 times column 2: 600 terms of -0, summed from +0: +0.
+  EXPECT_EQ(got[0].data[12 * 300 + 2], 0.0);
+  EXPECT_FALSE(std::signbit(got[0].data[12 * 300 + 2]));
+}
+
 TEST(compiled_reference, LayoutConcatIota) {
   ASSERT_TRUE(kGompPinned);
   Graph g;
@@ -281,10 +322,11 @@ void expect_workload(const std::string& name) {
 
 TEST(compiled_reference, WorkloadAttention) { expect_workload("m5_attention"); }
 
-// The twin's contractions read stored operands along rows as vector lanes:
-// K^T is stored once (no line multiplies Q by K read through strides) and
-// the rows of the products are `omp simd` loops. expect_workload above
-// checks the values against the interpreter.
+// The twin's contractions read stored operands: K^T is stored once (no
+// line multiplies Q by K read through strides), the elementwise rows are
+// `omp simd` loops and the products float64 register tiles
+// (tile/passes/matmul_nests.h). expect_workload above checks the values
+// against the interpreter.
 TEST(compiled_reference, ContractionOperandsStoredAsVectorRows) {
   Graph g = verify::float64_twin(verify::reference_with_bounds_graph(small_workload("m5_attention")));
   const std::string src = codegen::print_reference_cpp(g, 2).source;
@@ -296,6 +338,10 @@ TEST(compiled_reference, ContractionOperandsStoredAsVectorRows) {
   }
   EXPECT_EQ(strided_products, 0) << src;
   EXPECT_GE(simd, 5) << src;
+  // The products and their bounds (|Q| |K^T|, |P| |V|) are register tiles.
+  int tiles = 0;
+  for (size_t at = src.find("axon_dmm6x8<"); at != std::string::npos; at = src.find("axon_dmm6x8<", at + 1)) ++tiles;
+  EXPECT_GE(tiles, 4) << src;
 }
 TEST(compiled_reference, WorkloadCausalAttention) { expect_workload("m6_causal_attention"); }
 TEST(compiled_reference, WorkloadRmsnormMatmul) { expect_workload("m1_rmsnorm_matmul"); }

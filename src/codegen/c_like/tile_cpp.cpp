@@ -755,6 +755,96 @@ class CppPrinter {
     return true;
   }
 
+  // ---- float64 register tiles (the compiled reference) ----
+  // A float64 Matmul whose C view is unit-stride along n, with m and n at
+  // most MR and NR (NR a multiple of 4, MR x NR / 4 accumulators fitting 16
+  // registers), is a call of a micro-kernel of 4-lane GCC vectors (no
+  // intrinsics: any ISA; no FMA: `c = c + a * b` under -ffp-contract=off)
+  // when the tile is whole, and scalar loops when an edge cuts it. Both
+  // compute each element as one serial chain over k, from C when kept and
+  // from +0 otherwise: the values of the i-k-j loops and of the dot product
+  // they replace (tile/passes/matmul_nests.h), bit for bit.
+  bool f64_register_tiled_matmul(const StmtNode& n, int depth) {
+    for (const View* v : {&n.a, &n.b, &n.c})
+      if (k_.buffers[v->buffer].dtype != DType::F64 || v->strides.size() != 2) return false;
+    if (n.c.strides[1] != 1 || n.c.strides[0] < 0 || n.a.strides[0] < 0 || n.a.strides[1] < 0 || n.b.strides[0] < 0 ||
+        n.b.strides[1] < 0)
+      return false;
+    std::optional<Interval> mb = bounds(n.m, ranges_), nb = bounds(n.n, ranges_);
+    if (!mb || !nb) return false;
+    const int64_t MR = mb->hi, NR = nb->hi;
+    if (MR < 1 || NR < 4 || NR % 4 != 0 || MR * (NR / 4) + NR / 4 + 2 > 16) return false;
+    const std::string micro = f64_micro_kernel(static_cast<int>(MR), static_cast<int>(NR)) + "<" +
+                              std::to_string(n.a.strides[0]) + ", " + std::to_string(n.a.strides[1]) + ", " +
+                              std::to_string(n.b.strides[0]) + ", " + std::to_string(n.b.strides[1]) + ">";
+    const bool keep_always = n.keep.is_const() && n.keep.value() != 0, keep_never = n.keep.is_const() && n.keep.value() == 0;
+    const std::string keep = keep_always ? "true" : keep_never ? "false" : "(" + index_text(n.keep) + " != 0)";
+    const std::string as0 = std::to_string(n.a.strides[0]), as1 = std::to_string(n.a.strides[1]);
+    const std::string bs0 = std::to_string(n.b.strides[0]), bs1 = std::to_string(n.b.strides[1]);
+    const std::string cs0 = std::to_string(n.c.strides[0]);
+    line(depth, "{  // matmul: a " + std::to_string(MR) + " x " + std::to_string(NR) + " register tile of doubles");
+    line(depth + 1, "const double* mm_a = &" + view_element(n.a, {}) + ";");
+    line(depth + 1, "const double* mm_b = &" + view_element(n.b, {}) + ";");
+    line(depth + 1, "double* mm_c = &" + view_element(n.c, {}) + ";");
+    line(depth + 1, "const int64_t mm_m = " + index_text(n.m) + ", mm_n = " + index_text(n.n) + ", mm_k = " +
+                        index_text(n.k) + ";");
+    line(depth + 1, "const bool mm_keep = " + keep + ";");
+    line(depth + 1, "if (mm_m == " + std::to_string(MR) + " && mm_n == " + std::to_string(NR) + ") {");
+    line(depth + 2, micro + "(mm_k, mm_a, mm_b, mm_c, " + cs0 + ", mm_keep);");
+    line(depth + 1, "} else {  // an edge tile: each element's chain in scalar code");
+    line(depth + 2, "for (int64_t r = 0; r < mm_m; ++r)");
+    line(depth + 3, "for (int64_t c = 0; c < mm_n; ++c) {");
+    line(depth + 4, "double s = mm_keep ? mm_c[r * " + cs0 + " + c] : 0.0;");
+    line(depth + 4, "for (int64_t l = 0; l < mm_k; ++l) s = s + mm_a[r * " + as0 + " + l * " + as1 + "] * mm_b[l * " + bs0 +
+                        " + c * " + bs1 + "];");
+    line(depth + 4, "mm_c[r * " + cs0 + " + c] = s;");
+    line(depth + 3, "}");
+    line(depth + 1, "}");
+    line(depth, "}");
+    return true;
+  }
+
+  // The float64 micro-kernel for MR x NR tiles (NR / 4 vectors of 4 lanes per row); its name.
+  std::string f64_micro_kernel(int MR, int NR) {
+    const std::string name = prefix_ + "dmm" + std::to_string(MR) + "x" + std::to_string(NR);
+    if (micro_kernels_.count(name)) return name;
+    const int NV = NR / 4;
+    std::ostringstream o;
+    o << "// " << name << ": a " << MR << " x " << NR << " tile of doubles, C[r * ldc + c] = s with s from\n"
+      << "// (keep ? C[r * ldc + c] : +0) then s = s + A(r, k) * B(k, c) for k = 0 .. kb - 1 in order, A(r, k) at\n"
+      << "// Ap[r * A_RS + k * A_KS], B(k, c) at Bp[k * B_KS + c * B_NS]: one lane per element, a product and a sum\n"
+      << "// per step as the serial loop rounds them (no FMA under -ffp-contract=off).\n"
+      << "template <int64_t A_RS, int64_t A_KS, int64_t B_KS, int64_t B_NS>\n"
+      << "__attribute__((noinline)) static void " << name
+      << "(int64_t kb, const double* __restrict Ap, const double* __restrict Bp, double* __restrict Cp, int64_t ldc,"
+      << " bool keep) {\n"
+      << "  typedef double v4d __attribute__((vector_size(32)));\n"
+      << "  typedef double v4du __attribute__((vector_size(32), aligned(8), may_alias));\n";
+    auto acc = [](int r, int v) { return "c" + std::to_string(r) + "_" + std::to_string(v); };
+    for (int r = 0; r < MR; ++r) {
+      o << "  v4d ";
+      for (int v = 0; v < NV; ++v)
+        o << acc(r, v) << " = keep ? *(const v4du*)(Cp + " << r << " * ldc + " << 4 * v << ") : v4d{}"
+          << (v + 1 < NV ? ", " : ";\n");
+    }
+    o << "  for (int64_t k = 0; k < kb; ++k) {\n";
+    for (int v = 0; v < NV; ++v) {
+      o << "    const v4d b" << v << " = B_NS == 1 ? *(const v4du*)(Bp + k * B_KS + " << 4 * v << ") : v4d{";
+      for (int l = 0; l < 4; ++l) o << "Bp[k * B_KS + " << 4 * v + l << " * B_NS]" << (l < 3 ? ", " : "};\n");
+    }
+    for (int r = 0; r < MR; ++r) {
+      o << "    { const double s = Ap[" << r << " * A_RS + k * A_KS]; const v4d a = {s, s, s, s};";
+      for (int v = 0; v < NV; ++v) o << " " << acc(r, v) << " = " << acc(r, v) << " + a * b" << v << ";";
+      o << " }\n";
+    }
+    o << "  }\n";
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) o << "  *(v4du*)(Cp + " << r << " * ldc + " << 4 * v << ") = " << acc(r, v) << ";\n";
+    o << "}\n";
+    micro_kernels_[name] = o.str();
+    return name;
+  }
+
   // The micro-kernel for MR x NR tiles of W-lane vectors; its name.
   std::string micro_kernel(int MR, int NR, int W, bool prefetch) {
     const std::string name = prefix_ + "mm" + std::to_string(MR) + "x" + std::to_string(NR) + (prefetch ? "p" : "");
@@ -1042,7 +1132,7 @@ class CppPrinter {
           if (d != DType::F32 && d != DType::F64)
             throw InternalError("tile_cpp: a Matmul of " + std::string(ir::dtype_name(d)) + " values has no C++ form yet");
         }
-        if (register_tiled_matmul(n, depth)) return;
+        if (register_tiled_matmul(n, depth) || f64_register_tiled_matmul(n, depth)) return;
         // The scalar form.
         const std::string i = "mm_i", j = "mm_j", l = "mm_l";
         auto hi = [&](const Index& e) { std::optional<Interval> r = bounds(e, ranges_); return r ? r->hi : 0; };

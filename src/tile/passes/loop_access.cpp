@@ -73,6 +73,8 @@ Stmt rename_var(const Stmt& s, const std::string& from, const std::string& to) {
       n.c.offset = n.c.offset.substitute(f);
       n.a.offset = n.a.offset.substitute(f);
       n.b.offset = n.b.offset.substitute(f);
+      n.next.offset = n.next.offset.substitute(f);
+      n.m = n.m.substitute(f), n.n = n.n.substitute(f), n.k = n.k.substitute(f), n.keep = n.keep.substitute(f);
       if (n.kind == StmtKind::For && n.var == from) n.var = to;
     });
   });

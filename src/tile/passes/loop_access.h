@@ -29,7 +29,7 @@ std::vector<Access> accesses(const Stmt& s);
 Stmt reindex(const Stmt& s, int b, const std::function<std::vector<Index>(const std::vector<Index>&)>& f);
 
 /// `s` with the loop variable `from` renamed `to` everywhere (indices,
-/// values, extents, view offsets, the loops that bind it).
+/// values, extents, view offsets, a Matmul's sizes, the loops that bind it).
 Stmt rename_var(const Stmt& s, const std::string& from, const std::string& to);
 
 /// `s` with the variable `v` replaced by the index `by` everywhere (indices,
