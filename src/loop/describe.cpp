@@ -9,14 +9,6 @@ namespace axon::loop {
 
 namespace {
 
-std::string shape_text(const ir::Shape& s) {
-  std::ostringstream o;
-  o << "[";
-  for (size_t i = 0; i < s.size(); ++i) o << (i ? ", " : "") << s[i];
-  o << "]";
-  return o.str();
-}
-
 std::string nodes_text(const ir::Graph& g, const std::vector<ir::NodeId>& nodes) {
   std::ostringstream o;
   const size_t shown = 6;
@@ -54,7 +46,7 @@ std::vector<StageDescription> describe_stages(const ir::Graph& g, const Partitio
         what << "scores, softmax and the product with V in one pass over key blocks, without storing the scores";
         break;
       case StageKind::Copy:
-        what << "a layout copy of a transpose, " << shape_text(g[st.results.at(0)].type.shape);
+        what << "a layout copy of a transpose, " << ir::shape_str(g[st.results.at(0)].type.shape);
         break;
       case StageKind::Row:
         what << "a row kernel over " << st.row.rows << " rows of " << st.row.cols << " elements";

@@ -10,17 +10,6 @@ using namespace axon::ir;
 
 namespace {
 
-// No reduction, einsum or concat: every value is a function of its
-// operands at one element (after layout).
-bool elementwise_graph(const Graph& sub) {
-  for (NodeId i = 0; i < sub.size(); ++i) {
-    const Node& n = sub[i];
-    if (n.op == Op::Einsum || n.op == Op::Concat || !reduction_domain(sub, n).extents.empty()) return false;
-  }
-  return true;
-}
-
-
 // The role of each output axis of the einsum (0 batch, 1 m, 2 n, -1 a
 // unit axis) and, per axis, the product of the extents of the later axes of
 // its role (a role of several axes, such as a batch folded into m, is one
@@ -52,12 +41,6 @@ int readers(const Partition& p, NodeId v, size_t self) {
   return r;
 }
 
-std::string shape_text(const Shape& s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
 // The first node of `sub` that is no elementwise function of one element:
 // a reduction (with its axes), an einsum or a concat; "" when none.
 std::string first_non_elementwise(const Graph& sub) {
@@ -69,12 +52,16 @@ std::string first_non_elementwise(const Graph& sub) {
     if (n.op != Op::Einsum && n.op != Op::Concat) {
       t += " over axes [";
       for (size_t a = 0; a < n.attrs.ints.size(); ++a) t += (a ? ", " : "") + std::to_string(n.attrs.ints[a]);
-      t += "] of " + shape_text(sub[n.args.at(0)].type.shape);
+      t += "] of " + shape_str(sub[n.args.at(0)].type.shape);
     }
     return t;
   }
   return "";
 }
+
+// No reduction, einsum or concat: every value is a function of its
+// operands at one element (after layout).
+bool elementwise_graph(const Graph& sub) { return first_non_elementwise(sub).empty(); }
 
 }  // namespace
 
@@ -87,7 +74,7 @@ std::string epilogue_refusal(const Graph& g, const Partition& p, size_t stage) {
   for (size_t i = 0; i < p.stages.size(); ++i)
     if (i != stage && std::count(p.stages[i].inputs.begin(), p.stages[i].inputs.end(), S)) by.push_back(i);
   if (by.empty()) return "";
-  const std::string product = "its product %" + std::to_string(S) + " " + shape_text(g[S].type.shape);
+  const std::string product = "its product %" + std::to_string(S) + " " + shape_str(g[S].type.shape);
   if (std::count(g.outputs.begin(), g.outputs.end(), S))
     return product + " is an output of the program, so it is stored, and the stage after it reads it from memory";
   if (by.size() > 1)
@@ -104,7 +91,7 @@ std::string epilogue_refusal(const Graph& g, const Partition& p, size_t stage) {
   if (const std::string n = first_non_elementwise(row.sub); !n.empty())
     return reader + " holds a " + n + ": an epilogue is elementwise on the product's tile";
   if (g[value].type.shape != g[S].type.shape)
-    return reader + " computes " + shape_text(g[value].type.shape) + ", not the product's shape";
+    return reader + " computes " + shape_str(g[value].type.shape) + ", not the product's shape";
   const auto at = std::find(row.inputs.begin(), row.inputs.end(), S);
   const int param = static_cast<int>(at - row.inputs.begin());
   if (!read_in_place(row.sub, param)) return reader + " reads it through a layout op, not at the element it computes";
