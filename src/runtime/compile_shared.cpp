@@ -1,8 +1,5 @@
 #include "runtime/compile_shared.h"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,7 +8,11 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
+#include "runtime/cache_key.h"
+#include "runtime/prelude_header.h"
 #include "support/command.h"
 #include "support/diagnostic.h"
 
@@ -25,67 +26,11 @@ using support::run_command;
 
 namespace {
 
-// FNV-1a over length-prefixed fields, twice with different bases: 128 bits
-// of key, plenty for a cache of kernels.
-class KeyHasher {
- public:
-  void add(const std::string& field) {
-    uint64_t len = field.size();
-    bytes(&len, sizeof len);
-    bytes(field.data(), field.size());
-  }
-  std::string hex() const {
-    char buf[33];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a_),
-                  static_cast<unsigned long long>(b_));
-    return buf;
-  }
-
- private:
-  void bytes(const void* p, size_t n) {
-    const unsigned char* c = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) {
-      a_ = (a_ ^ c[i]) * 0x100000001b3ull;
-      b_ = (b_ ^ c[i]) * 0x100000001b3ull;
-      b_ ^= b_ >> 29;
-    }
-  }
-  uint64_t a_ = 0xcbf29ce484222325ull;
-  uint64_t b_ = 0x84222325cbf29ce4ull;
-};
-
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
   out << text;
   out.close();
   AXON_CHECK(out.good()) << "cannot write " << p.string();
-}
-
-// A folder name no other thread or process uses at the same time.
-std::string private_suffix() {
-  static std::atomic<uint64_t> counter{0};
-  return ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-}
-
-// -march=native means "this CPU": the model and ISA flags join the key, so a
-// cache folder shared between machines never hands one the other's code.
-const std::string& host_cpu_signature() {
-  static const std::string sig = [] {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line, model, flags;
-    while (std::getline(in, line) && (model.empty() || flags.empty())) {
-      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
-      if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
-    }
-    return model + "\n" + flags;
-  }();
-  return sig;
-}
-
-bool targets_host_cpu(const std::vector<std::string>& flags) {
-  for (const std::string& f : flags)
-    if (f.find("native") != std::string::npos) return true;
-  return false;
 }
 
 }  // namespace
@@ -117,7 +62,7 @@ std::string compile_shared(const codegen::KernelSource& k, const CompileOptions&
   fs::create_directories(dir, ec);
   AXON_CHECK(!ec) << "cannot create the kernel cache " << dir.string() << ": " << ec.message();
 
-  KeyHasher h;
+  CacheKey h;
   h.add(k.source);
   h.add(k.header);
   h.add(opts.cxx);
@@ -137,10 +82,19 @@ std::string compile_shared(const codegen::KernelSource& k, const CompileOptions&
   AXON_CHECK(!ec) << "cannot create " << work.string() << ": " << ec.message();
   write_file(work / "kernel.h", k.header);
   write_file(work / "kernel.cpp", k.source);
-  std::vector<std::string> argv = {opts.cxx};
-  argv.insert(argv.end(), opts.flags.begin(), opts.flags.end());
-  argv.insert(argv.end(), {"-o", (work / opts.output_name).string(), (work / "kernel.cpp").string()});
-  CommandResult r = run_command(argv);
+  // With the precompiled prelude when the source qualifies (the same object
+  // code, a fraction of the time); without it when that compile fails, so
+  // the prelude never decides whether a kernel compiles.
+  const std::vector<std::string> prelude = prelude_arguments(k.source, opts.cxx, opts.flags, dir.string());
+  auto compile = [&](bool with_prelude) {
+    std::vector<std::string> argv = {opts.cxx};
+    argv.insert(argv.end(), opts.flags.begin(), opts.flags.end());
+    if (with_prelude) argv.insert(argv.end(), prelude.begin(), prelude.end());
+    argv.insert(argv.end(), {"-o", (work / opts.output_name).string(), (work / "kernel.cpp").string()});
+    return std::make_pair(argv, run_command(argv));
+  };
+  auto [argv, r] = compile(!prelude.empty());
+  if (r.status != 0 && !prelude.empty()) std::tie(argv, r) = compile(false);
   write_file(work / "compile.log", command_line(argv) + "\n" + compiler_version(opts.cxx) + "\n" + r.output);
 
   if (r.status != 0 || !fs::exists(work / opts.output_name)) {
