@@ -510,16 +510,20 @@ class CallJudge {
   void judge_replays() {
     const auto& calls = run_.log.calls;
     for (size_t o = 0; o < g_.outputs.size(); ++o) {
-      std::vector<uint64_t> hash;
-      for (const CallRecord& r : calls) hash.push_back(fast_fingerprint(r.outputs[o].data(), r.outputs[o].size()));
+      std::vector<uint64_t> hash(calls.size());
+      support::parallel_for(calls.size(), 0, [&](size_t i) {
+        hash[i] = fast_fingerprint(calls[i].outputs[o].data(), calls[i].outputs[o].size());
+      });
       for (size_t k = 1; k < calls.size(); ++k) {
         if (calls[k].phase == Phase::Concurrent) continue;  // judged as not_reentrant
         for (size_t j = 0; j < k; ++j) {
           if (calls[j].phase == Phase::Concurrent) continue;
-          if (hash[j] != hash[k] || calls[j].outputs[o] != calls[k].outputs[o]) continue;
+          // The inputs first: calls on the same inputs (most pairs) need
+          // not have their outputs compared byte by byte.
+          if (hash[j] != hash[k]) continue;
           const BatterySet& sj = set_of(calls[j]);
           const BatterySet& sk = set_of(calls[k]);
-          if (sj.blocks == sk.blocks) continue;
+          if (sj.blocks == sk.blocks || calls[j].outputs[o] != calls[k].outputs[o]) continue;
           if (check(calls[k], o).cmp.ok()) break;  // right for its own inputs: no harm
           std::vector<std::string> differing;
           for (size_t p = 0; p < sj.blocks.size(); ++p)
