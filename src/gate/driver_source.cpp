@@ -109,7 +109,9 @@ Buffer make_buffer(size_t bytes, int layout, bool is_input) {
   size_t pages = (bytes + g_page - 1) / g_page * g_page;
   if (pages == 0) pages = g_page;
   b.map_len = pages + g_page;
-  void* m = mmap(nullptr, b.map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // Populated at once: every page is written before the call (the inputs,
+  // the fill), and mapping them in one go is cheaper than a fault per page.
+  void* m = mmap(nullptr, b.map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (m == MAP_FAILED) fail("mmap failed for a buffer");
   b.map = static_cast<unsigned char*>(m);
   if (layout == kAfter) {
@@ -435,9 +437,12 @@ Buffer g_cur[kMaxBuffers];
 bool g_have_cur = false;
 Buffer g_slot[kMaxSlots][kMaxBuffers];
 unsigned char* g_base[kMaxSlots][kMaxBuffers];  // each slot's baseline outputs
+int g_base_record[kMaxSlots];                  // the baseline's record number
 int g_drifted[kMaxSlots];                      // drifts recorded per slot
 int g_outputs_fd = -1;
 unsigned char* g_snapshot[kMaxBuffers];
+unsigned char* g_prev_snapshot[kMaxBuffers];  // the previous battery call's outputs
+int g_prev_record = -1;                        // its record number (-1: none)
 long long g_seq = 0;  // kernel calls made so far (atomic)
 int g_next_record = 0;
 pthread_mutex_t g_record_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -539,19 +544,25 @@ struct RecordInfo {
   long long seq = 0;
   int set = 0, layout = kAfter, fill = 0, slot = -1, phase = kPhaseBattery, thread = 0;
   int threads = 0, running = 0, changed = 0, input_changed = -1;
+  int same = -1;  // >= 0: the outputs are bit for bit those of this earlier record, and are not written again
 };
 
-// Appends one call's outputs to outputs.bin and its end line to events.log.
-void emit_record(RecordInfo r, unsigned char* const* outs) {
+// Appends one call's outputs to outputs.bin (unless they are an earlier
+// record's, r.same) and its end line to events.log; returns its number.
+int emit_record(RecordInfo r, unsigned char* const* outs) {
   pthread_mutex_lock(&g_record_mu);
   if (r.call < 0) r.call = g_next_record++;
-  for (int j = 0; j < g_nout; ++j) write_all(g_outputs_fd, outs[j], g_size[g_nin + j]);
+  if (r.same < 0)
+    for (int j = 0; j < g_nout; ++j) write_all(g_outputs_fd, outs[j], g_size[g_nin + j]);
   Line end;
   end.s("end call=").i(r.call).s(" seq=").i(r.seq).s(" set=").i(r.set).s(" layout=").s(kLayoutNames[r.layout]);
   end.s(" fill=").i(r.fill).s(" slot=").i(r.slot).s(" phase=").s(kPhaseNames[r.phase]).s(" thread=").i(r.thread);
   end.s(" threads=").i(r.threads).s(" running=").i(r.running);
-  end.s(" changed_after_return=").i(r.changed).s(" input_changed=").i(r.input_changed).emit();
+  end.s(" changed_after_return=").i(r.changed).s(" input_changed=").i(r.input_changed);
+  if (r.same >= 0) end.s(" same=").i(r.same);
+  end.emit();
   pthread_mutex_unlock(&g_record_mu);
+  return r.call;
 }
 
 void run_call(int c) {
@@ -572,7 +583,18 @@ void run_call(int c) {
   r.set = k.set;
   r.layout = k.layout;
   r.fill = k.fill;
-  emit_record(r, g_snapshot);
+  // Outputs bit for bit the previous battery call's (consecutive calls on
+  // one set, for a deterministic kernel) are recorded as that call's.
+  bool same = g_prev_record >= 0;
+  for (int j = 0; j < g_nout && same; ++j) same = memcmp(g_snapshot[j], g_prev_snapshot[j], g_size[g_nin + j]) == 0;
+  if (same) r.same = g_prev_record;
+  g_prev_record = emit_record(r, g_snapshot);
+  if (!same)
+    for (int j = 0; j < g_nout; ++j) {
+      unsigned char* t = g_snapshot[j];
+      g_snapshot[j] = g_prev_snapshot[j];
+      g_prev_snapshot[j] = t;
+    }
 }
 
 double now_ms() {
@@ -603,7 +625,10 @@ long long slot_call(int k, int fill) {
   return call_on(g_slot[k]);
 }
 
-void record_slot(int k, int fill, long long seq, int phase, int thread = 0) {
+// Records the call just made on slot k. Outputs that equal the baseline
+// bit for bit (`matches`: 1 known to, 0 known not to, -1 compare them now)
+// are recorded as the baseline's record instead of being written again.
+void record_slot(int k, int fill, long long seq, int phase, int thread = 0, int matches = -1) {
   RecordInfo r;
   r.seq = seq;
   r.set = g_slot_set[k];
@@ -611,16 +636,159 @@ void record_slot(int k, int fill, long long seq, int phase, int thread = 0) {
   r.slot = k;
   r.phase = phase;
   r.thread = thread;
-  emit_record(r, slot_outputs(k));
+  if (phase != kPhaseBaseline && (matches > 0 || (matches < 0 && matches_baseline(k)))) r.same = g_base_record[k];
+  int c = emit_record(r, slot_outputs(k));
+  if (phase == kPhaseBaseline) g_base_record[k] = c;
+}
+
+// ---- the soak's fills and comparisons, on both cores ------------------------
+
+// The work around a soak call (filling its outputs before it, comparing
+// them with the slot's baseline after it) is cut into chunks of 1 MiB that
+// this thread and a helper take in turn. The kernel is not running then,
+// and the helper sleeps on a condition variable while it runs, so a timed
+// call has the machine as before. The caller takes chunks from the start
+// without waiting for the helper, so a helper that gets no core only
+// means that the caller does every chunk itself.
+enum { kChunk = 1 << 20, kHelpFill = 1, kHelpCompare = 2 };
+struct HelpTask {
+  int op, slot, fill;
+  long long gen;  // which task the chunks below belong to
+};
+pthread_mutex_t g_help_mu = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t g_help_cv = PTHREAD_COND_INITIALIZER;
+HelpTask g_help_task;   // under g_help_mu
+long long g_help_gen = 0;
+int g_help_quit = 0;
+unsigned long long g_help_ticket = 0;  // gen << 24 | the next chunk (atomic)
+long long g_help_done = 0;             // chunks of the current task finished (atomic)
+int g_help_differs = 0;                // a compared chunk differs (atomic)
+long long g_help_chunks = 0;           // chunks of the current task
+bool g_helper_running = false;
+pthread_t g_helper;
+
+long long output_chunks() {
+  long long n = 0;
+  for (int j = 0; j < g_nout; ++j) n += static_cast<long long>((g_size[g_nin + j] + kChunk - 1) / kChunk);
+  return n;
+}
+
+// Output j and the byte range of chunk c of the outputs, back to back.
+void chunk_range(long long c, int* out, size_t* lo, size_t* hi) {
+  for (int j = 0; j < g_nout; ++j) {
+    size_t n = g_size[g_nin + j];
+    long long chunks = static_cast<long long>((n + kChunk - 1) / kChunk);
+    if (c < chunks) {
+      *out = j;
+      *lo = static_cast<size_t>(c) * kChunk;
+      *hi = *lo + kChunk < n ? *lo + kChunk : n;
+      return;
+    }
+    c -= chunks;
+  }
+  *out = -1;
+  *lo = *hi = 0;
+}
+
+void fill_range(Buffer* bufs, int fill, int j, size_t lo, size_t hi) {
+  const Fill& f = g_fills[fill];
+  Buffer& b = bufs[g_nin + j];
+  if (f.kind == kPoison) memset(b.data + lo, 0xFF, hi - lo);
+  else if (f.kind == kZeros) memset(b.data + lo, 0, hi - lo);
+  else if (f.kind == kData) memcpy(b.data + lo, g_fill_data + f.off[j] + lo, hi - lo);
+}
+
+// Takes and does chunks of task `gen` until none is left.
+void do_chunks(const HelpTask& t) {
+  for (;;) {
+    unsigned long long ticket = __atomic_load_n(&g_help_ticket, __ATOMIC_ACQUIRE);
+    long long c = static_cast<long long>(ticket & 0xFFFFFF);
+    if (static_cast<long long>(ticket >> 24) != t.gen || c >= g_help_chunks) return;
+    if (!__atomic_compare_exchange_n(&g_help_ticket, &ticket, ticket + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      continue;
+    int j;
+    size_t lo, hi;
+    chunk_range(c, &j, &lo, &hi);
+    if (t.op == kHelpFill) {
+      fill_range(g_slot[t.slot], t.fill, j, lo, hi);
+    } else if (!__atomic_load_n(&g_help_differs, __ATOMIC_RELAXED) &&
+               memcmp(g_slot[t.slot][g_nin + j].data + lo, g_base[t.slot][j] + lo, hi - lo) != 0) {
+      __atomic_store_n(&g_help_differs, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&g_help_done, 1, __ATOMIC_RELEASE);
+  }
+}
+
+void* helper_main(void*) {
+  long long seen = 0;
+  for (;;) {
+    pthread_mutex_lock(&g_help_mu);
+    while (g_help_gen == seen && !g_help_quit) pthread_cond_wait(&g_help_cv, &g_help_mu);
+    if (g_help_quit) {
+      pthread_mutex_unlock(&g_help_mu);
+      return nullptr;
+    }
+    HelpTask t = g_help_task;
+    seen = g_help_gen;
+    pthread_mutex_unlock(&g_help_mu);
+    do_chunks(t);
+  }
+}
+
+// One task on slot k, split with the helper when there is one and the
+// outputs span more than one chunk; returns whether the outputs differ
+// from the baseline (kHelpCompare).
+bool split_task(int op, int k, int fill) {
+  const long long chunks = output_chunks();
+  if (!g_helper_running || chunks < 2) {
+    if (op == kHelpFill) {
+      apply_fill(g_slot[k], fill);
+      return false;
+    }
+    return !matches_baseline(k);
+  }
+  HelpTask t;
+  pthread_mutex_lock(&g_help_mu);
+  t.op = op;
+  t.slot = k;
+  t.fill = fill;
+  t.gen = ++g_help_gen;
+  g_help_task = t;
+  g_help_chunks = chunks;
+  __atomic_store_n(&g_help_done, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_help_differs, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_help_ticket, static_cast<unsigned long long>(t.gen) << 24, __ATOMIC_RELEASE);
+  pthread_cond_signal(&g_help_cv);
+  pthread_mutex_unlock(&g_help_mu);
+  do_chunks(t);
+  // The helper finishes the chunk it holds, if any.
+  for (long spins = 0; __atomic_load_n(&g_help_done, __ATOMIC_ACQUIRE) < chunks; ++spins)
+    if (spins > 1000) sched_yield();
+  return __atomic_load_n(&g_help_differs, __ATOMIC_RELAXED) != 0;
+}
+
+void start_helper() {
+  if (output_chunks() < 2) return;
+  g_helper_running = pthread_create(&g_helper, nullptr, helper_main, nullptr) == 0;
+}
+
+void stop_helper() {
+  if (!g_helper_running) return;
+  pthread_mutex_lock(&g_help_mu);
+  g_help_quit = 1;
+  pthread_cond_signal(&g_help_cv);
+  pthread_mutex_unlock(&g_help_mu);
+  pthread_join(g_helper, nullptr);
+  g_helper_running = false;
 }
 
 // After a call on slot k: when its output differs from the baseline, the
 // first time per slot, records it and two calls made right after it, one
 // with the same fill and one with the baseline's fill. True when it drifted.
 bool check_drift(int k, int fill, long long seq, int phase) {
-  if (matches_baseline(k)) return false;
+  if (!split_task(kHelpCompare, k, 0)) return false;
   if (g_drifted[k]++ > 0) return true;
-  record_slot(k, fill, seq, phase);
+  record_slot(k, fill, seq, phase, 0, 0);
   long long s1 = slot_call(k, fill);
   record_slot(k, fill, s1, kPhaseRecheck);
   long long s2 = slot_call(k, g_slot_fill[k]);
@@ -804,25 +972,27 @@ void soak() {
   begin.s("begin call=-5").emit();
   double* ms = g_timed ? static_cast<double*>(malloc(sizeof(double) * g_nsoak)) : nullptr;
   if (g_timed && !ms) fail("malloc failed for timings");
+  start_helper();
   double start = now_ms(), last_progress = start;
   long long made = 0;
   for (int i = 0; i < g_nsoak; ++i) {
     const SoakCall& c = g_soak[i];
     double t = now_ms();
     if (!c.record && t - start > g_soak_max_ms) continue;  // out of time: only the recorded calls remain
-    apply_fill(g_slot[c.slot], c.fill);
+    split_task(kHelpFill, c.slot, c.fill);
     double t0 = now_ms();
     long long seq = call_on(g_slot[c.slot]);
     double t1 = now_ms();
     if (ms) ms[made] = t1 - t0;
     ++made;
-    if (!check_drift(c.slot, c.fill, seq, kPhaseSoak) && c.record) record_slot(c.slot, c.fill, seq, kPhaseSoak);
+    if (!check_drift(c.slot, c.fill, seq, kPhaseSoak) && c.record) record_slot(c.slot, c.fill, seq, kPhaseSoak, 0, 1);
     if (t1 - last_progress > 1000) {
       Line p;
       p.s("progress soak=").i(made).emit();
       last_progress = t1;
     }
   }
+  stop_helper();
   Line done;
   done.s("soaked calls=").i(made).s(" planned=").i(g_nsoak).emit();
   if (ms && made > 0) {
@@ -904,7 +1074,8 @@ int main(int argc, char** argv) {
         if (!g_fill_data || g_fills[f].off[j] + g_size[g_nin + j] > g_fill_len) fail("the fill file is short");
   for (int j = 0; j < g_nout; ++j) {
     g_snapshot[j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
-    if (!g_snapshot[j]) fail("malloc failed for a snapshot");
+    g_prev_snapshot[j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
+    if (!g_snapshot[j] || !g_prev_snapshot[j]) fail("malloc failed for a snapshot");
   }
   g_next_record = g_ncalls;
 
@@ -934,6 +1105,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < g_nslots; ++k)
     for (int j = 0; j < g_nout; ++j) free(g_base[k][j]);
   for (int j = 0; j < g_nout; ++j) free(g_snapshot[j]);
+  for (int j = 0; j < g_nout; ++j) free(g_prev_snapshot[j]);
   free(g_block_off);
   free(g_block_len);
   free(g_set_blocks);

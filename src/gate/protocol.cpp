@@ -181,6 +181,14 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
       r.running = static_cast<int>(int_field(line, "running", 0));
       r.changed_after_return = int_field(line, "changed_after_return", 0) != 0;
       r.input_changed = static_cast<int>(int_field(line, "input_changed", -1));
+      const long long same = int_field(line, "same", -1);
+      if (same >= 0) {  // an earlier record's outputs, bit for bit, not written again
+        const CallRecord* earlier = log.record(static_cast<int>(same));
+        if (!earlier) break;
+        r.outputs = earlier->outputs;
+        log.calls.push_back(std::move(r));
+        continue;
+      }
       bool complete = true;
       for (int64_t n : plan.output_bytes) {
         std::vector<uint8_t> bytes(static_cast<size_t>(n));

@@ -27,7 +27,7 @@
 //                 begin call=<c>
 //                 end call=<c> seq=<n> set=<s> layout=<l> fill=<f> slot=<k> phase=<p>
 //                     thread=<t> threads=<n> running=<n> changed_after_return=<0|1>
-//                     input_changed=<buffer or -1>
+//                     input_changed=<buffer or -1> [same=<earlier record>]
 //                 fault signal=<n> code=<n> addr=0x<hex> region=<input|output|none>
 //                     side=<inside|before|after> buffer=<b> offset=<bytes> call=<c>
 //                 oom call=<c>
@@ -39,7 +39,10 @@
 //                 error <text>
 //                 done
 //   outputs.bin the output buffers of every recorded call, in record order,
-//               as they were the moment the call returned.
+//               as they were the moment the call returned; a call whose end
+//               line has same=R returned record R's outputs bit for bit (a
+//               slot's call that matched the slot's baseline) and has none
+//               here.
 //
 // Phases, in order: the battery's calls (each recorded); the hold (when the
 // plan names a hold file, the driver waits for it to exist: axon runs

@@ -483,10 +483,14 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
     refs.compute(compared, threads);
     reference_s = PhaseClock::since(t0);
   });
-  report.inputs = describe_inputs(battery);
   for (const BatterySet& s : battery.sets)
     if (s.compared) report.distributions.push_back(s.name);
   clock.record("plan", PhaseClock::since(plan_start));
+  // blocks.bin (the input bytes of every run) and the inputs' hashes for the
+  // report, beside the rest of the build: neither is needed before the
+  // first run, and the hashes not before the report.
+  auto blocks_job = std::async(std::launch::async, [&] { write_blocks(battery.plan, wd / "blocks.bin"); });
+  auto inputs_job = std::async(std::launch::async, [&] { return describe_inputs(battery); });
 
   std::optional<Executables> exe = build_job.get();
   for (const auto& [name, seconds] : build_phases) clock.record(name, seconds);
@@ -494,10 +498,12 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   if (!exe) {
     refs.stop();
     reference_job.wait();
+    blocks_job.wait();
+    report.inputs = inputs_job.get();
     return;
   }
 
-  write_blocks(battery.plan, wd / "blocks.bin");  // the input bytes of every run
+  blocks_job.get();
   // A kernel with static memory is also run in ThreadSanitizer's build,
   // beside the sanitized run (nothing is timed in either).
   const std::vector<StaticData> statics = shared_static_data(wd / "candidate.o");
@@ -572,6 +578,7 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   clock.record("optimised_run", PhaseClock::since(optimised_start));
   if (optimised.log.held_ms >= 0) clock.record("held", optimised.log.held_ms / 1000);
   clock.lap("optimised_wait");
+  report.inputs = inputs_job.get();
   judge_process(optimised, v);
   judge_calls(g, battery, refs, optimised, v);
   judge_user_run(g, battery, refs, user, optimised, v);

@@ -407,6 +407,88 @@ TEST(gate, NamesTheClassOfAWatchedKernel) {
   }
 }
 
+// A call whose outputs are an earlier record's bit for bit is written to
+// outputs.bin once: the later record names it (same=R) and is read back
+// with the earlier one's bytes.
+TEST(gate, RepeatedOutputsAreRecordedOnce) {
+  ir::Graph g = spec_graph();
+  gate::GateOptions o = quick();
+  o.time_kernel = true;
+  o.work_dir = testing::TempDir() + "axon_gate_same_" + std::to_string(getpid());
+  gate::GateReport r = gate::verify_kernel(g, codegen::emit_naive_cpp(g).source, o);
+  EXPECT_TRUE(r.accepted) << codes(r);
+  std::ifstream events(o.work_dir + "/events_optimised.log");
+  int records = 0, same = 0;
+  for (std::string line; std::getline(events, line);) {
+    if (line.rfind("end ", 0) != 0) continue;
+    ++records;
+    const size_t at = line.find(" same=");
+    if (at == std::string::npos) continue;
+    ++same;
+    const int call = std::atoi(line.c_str() + line.find(" call=") + 6);
+    EXPECT_LT(std::atoi(line.c_str() + at + 6), call) << line;  // an earlier record
+  }
+  // The slots' calls after their baselines (rounds, soak, last) and the
+  // battery's repeated calls on A at least.
+  EXPECT_GE(same, 15) << records;
+  std::ifstream outputs(o.work_dir + "/outputs_optimised.bin", std::ios::binary | std::ios::ate);
+  EXPECT_EQ(static_cast<int64_t>(outputs.tellg()), (records - same) * 60 * 4);
+
+  // Read back by hand: a record with same=R gets R's bytes; one that names
+  // no earlier record ends the log there.
+  gate::DriverPlan plan;
+  plan.output_bytes = {8};
+  const std::string ev = o.work_dir + "/same_events.log", out = o.work_dir + "/same_outputs.bin";
+  std::ofstream(ev) << "ready threads=1\nend call=0 seq=0 set=0\nend call=1 seq=1 set=0 same=0\n"
+                       "end call=2 seq=2 set=1\nend call=3 seq=3 set=1 same=2\nend call=4 seq=4 set=1 same=9\n";
+  std::ofstream(out, std::ios::binary) << "abcdefghABCDEFGH";
+  gate::DriverLog log = gate::read_driver_log(plan, ev, out);
+  ASSERT_EQ(log.calls.size(), 4u);
+  auto text = [](const gate::CallRecord& c) { return std::string(c.outputs[0].begin(), c.outputs[0].end()); };
+  EXPECT_EQ(text(log.calls[1]), "abcdefgh");
+  EXPECT_EQ(text(log.calls[2]), "ABCDEFGH");
+  EXPECT_EQ(text(log.calls[3]), "ABCDEFGH");
+  std::system(("rm -rf " + o.work_dir).c_str());
+}
+
+// The soak compares every call with its slot's baseline on both cores when
+// the outputs span several chunks: a kernel that turns wrong after 700
+// calls (in the soak) in its last element only (the last chunk) is caught.
+TEST(gate, TheSoakComparesEveryChunkOfALargeOutput) {
+  constexpr const char* kLarge = R"(import numpy as np
+
+def scaled_exp(x: "f32[600, 1000]", s: "f32[1000]"):
+    return np.exp(x * 0.5) * s
+)";
+  ir::Graph g = spec_graph(kLarge);
+  const std::string body =
+      "#include <cmath>\nextern \"C\" void scaled_exp(const float* x, const float* s, float* out0) {\n"
+      "  static int calls = 0;\n"
+      "  for (int i = 0; i < 600 * 1000; ++i) out0[i] = std::exp(x[i] * 0.5f) * s[i % 1000];\n"
+      "  if (++calls > 700) out0[600 * 1000 - 1] += 1.0f;\n}\n";
+  gate::GateOptions o = quick();
+  o.time_kernel = true;
+  o.work_dir = testing::TempDir() + "axon_gate_chunks_" + std::to_string(getpid());
+  gate::GateReport r = gate::verify_kernel(g, body, o);
+  EXPECT_FALSE(r.accepted);
+  EXPECT_TRUE(r.has_reason(gate::reason::kCallCountDependent)) << codes(r);
+  // The soak's comparison itself found the calls that differ from their
+  // slots' baselines (made before the 700th call) and recorded the first
+  // one of each slot with its two rechecks, not only the judge on a
+  // recorded call.
+  std::ifstream events(o.work_dir + "/events_optimised.log");
+  std::vector<std::string> ends;
+  for (std::string line; std::getline(events, line);)
+    if (line.rfind("end ", 0) == 0) ends.push_back(line);
+  int drifts = 0;
+  for (size_t i = 0; i + 2 < ends.size(); ++i)
+    drifts += ends[i].find(" phase=soak ") != std::string::npos &&
+              ends[i + 1].find(" phase=recheck ") != std::string::npos &&
+              ends[i + 2].find(" phase=recheck ") != std::string::npos;
+  EXPECT_GE(drifts, 2);
+  std::system(("rm -rf " + o.work_dir).c_str());
+}
+
 // The wall timeout counts from the moment the wall-clock file exists (the
 // optimised run's hold): a child that is still before it is not charged.
 TEST(gate, SandboxWallClockStartsAtItsFile) {
