@@ -37,6 +37,8 @@
 // 1 s by default), beside the optimised build's battery.
 #pragma once
 
+#include <future>
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -91,8 +93,12 @@ struct Battery {
 
 /// Draws the sets, the fills, the call indices and the user run from `seed`
 /// and lays out the plans. The fills that hold other sets' references are
-/// empty until fill_reference_outputs.
-Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel);
+/// empty until fill_reference_outputs. The sets are drawn on this thread,
+/// and also on a second one from the moment `second_core` is ready (when
+/// given: the build beside the plan has ended); each set's values depend
+/// only on the seed, not on which thread drew it.
+Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel,
+                     const std::shared_future<void>* second_core = nullptr);
 
 /// The float64 reference and error bounds of each set, computed on demand;
 /// thread-safe, each set computed at most once.

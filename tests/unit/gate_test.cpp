@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <set>
 #include <string>
 #include <vector>
@@ -342,6 +343,30 @@ TEST(gate, BatterySetsAreTheSeedsDraws) {
     }
   }
   EXPECT_EQ(b.sets.size(), names.size() + g.params.size());
+}
+
+// Drawn on two threads (the second core free from the start), the battery
+// is the one drawn on one: each set's values, blocks and order depend on the
+// seed alone.
+TEST(gate, BatteryDrawnOnTwoThreadsIsTheSame) {
+  ir::Graph g = spec_graph();
+  gate::Battery one = gate::plan_battery(g, 17, true);
+  std::promise<void> ready;
+  ready.set_value();
+  const std::shared_future<void> free_core = ready.get_future().share();
+  gate::Battery two = gate::plan_battery(g, 17, true, &free_core);
+  ASSERT_EQ(two.sets.size(), one.sets.size());
+  for (size_t k = 0; k < one.sets.size(); ++k) {
+    EXPECT_EQ(two.sets[k].name, one.sets[k].name);
+    EXPECT_EQ(two.sets[k].seed, one.sets[k].seed);
+    EXPECT_EQ(two.sets[k].blocks, one.sets[k].blocks);
+    ASSERT_EQ(two.sets[k].inputs.size(), one.sets[k].inputs.size());
+    for (size_t p = 0; p < one.sets[k].inputs.size(); ++p)
+      EXPECT_EQ(two.sets[k].inputs[p].data, one.sets[k].inputs[p].data) << one.sets[k].name;
+  }
+  EXPECT_EQ(two.plan.blocks, one.plan.blocks);
+  gate::Battery other = gate::plan_battery(g, 18, true, &free_core);
+  EXPECT_NE(other.plan.blocks, one.plan.blocks);
 }
 
 // What runs when (docs/gate.md, "Verdict time"): the plain process starts
