@@ -492,10 +492,13 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   for (const BatterySet& s : battery.sets)
     if (s.compared) report.distributions.push_back(s.name);
   clock.record("plan", PhaseClock::since(plan_start));
-  // blocks.bin (the input bytes of every run) and the inputs' hashes for the
-  // report, beside the rest of the build: neither is needed before the
-  // first run, and the hashes not before the report.
-  auto blocks_job = std::async(std::launch::async, [&] { write_blocks(battery.plan, wd / "blocks.bin"); });
+  // blocks.bin (the input bytes of every run) beside the rest of the build
+  // when there is any (after it, only for a kernel that built), and the
+  // inputs' hashes for the report beside what follows: neither is needed
+  // before the first run, and the hashes not before the report.
+  std::future<void> blocks_job;
+  if (build_job.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    blocks_job = std::async(std::launch::async, [&] { write_blocks(battery.plan, wd / "blocks.bin"); });
   auto inputs_job = std::async(std::launch::async, [&] { return describe_inputs(battery); });
 
   std::optional<Executables> exe = build_job.get();
@@ -504,12 +507,13 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   if (!exe) {
     refs.stop();
     reference_job.wait();
-    blocks_job.wait();
+    if (blocks_job.valid()) blocks_job.wait();
     report.inputs = inputs_job.get();
     return;
   }
 
-  blocks_job.get();
+  if (blocks_job.valid()) blocks_job.get();
+  else write_blocks(battery.plan, wd / "blocks.bin");
   // A kernel with static memory is also run in ThreadSanitizer's build,
   // beside the sanitized run (nothing is timed in either).
   const std::vector<StaticData> statics = shared_static_data(wd / "candidate.o");
