@@ -297,15 +297,17 @@ TEST(gemm, LegalityAndKnobs) {
   EXPECT_GT(codegen::gemm_predicted_seconds(g, d, t), 0);
   // the default beats a 1x16 tile in the model
   EXPECT_LT(codegen::gemm_predicted_seconds(g, d, t), codegen::gemm_predicted_seconds(g, sched(1, 16, 256, 96, 1024, 2), t));
-  // Two threads on s1 with the L2 of the AVX2 Zen 3 host (512 KiB): two
-  // column blocks of nc 512, whole blocks on the threads by default, which
-  // the model ranks ahead of ranges of rows. One block (nc 1024 under a
-  // 1 MiB L2), blocks that do not split evenly, one thread, or batches that
-  // feed the threads: ranges of rows (split_n 0; unused without threads).
+  // Two threads on s1 with the L2 of the AVX2 Zen 3 host (512 KiB): the
+  // packed B block within half of L2 (kc 256 x nc 256), four column blocks,
+  // whole blocks on the threads by default, which the model ranks ahead of
+  // ranges of rows. One block (nc 1024 under a 4 MiB L2), blocks that do
+  // not split evenly, one thread, or batches that feed the threads: ranges
+  // of rows (split_n 0; unused without threads).
   target::Target zen3 = machine(256);
   zen3.caches[1].bytes = 512 << 10;
   GemmSchedule s1 = codegen::default_gemm_schedule(g, zen3);
-  EXPECT_EQ(s1.nc, 512);
+  EXPECT_EQ(s1.nc, 256);
+  EXPECT_LE(s1.nc * s1.kc * 4, 256 << 10);
   EXPECT_EQ(s1.split_n, 1);
   EXPECT_EQ(codegen::gemm_why_illegal(g, s1, zen3), "");
   GemmSchedule rows = s1;
@@ -313,7 +315,11 @@ TEST(gemm, LegalityAndKnobs) {
   EXPECT_LT(codegen::gemm_predicted_seconds(g, s1, zen3), codegen::gemm_predicted_seconds(g, rows, zen3));
   rows.split_n = 2;
   EXPECT_NE(codegen::gemm_why_illegal(g, rows, zen3), "");
-  EXPECT_EQ(codegen::default_gemm_schedule(g, machine(256)).split_n, 0);
+  target::Target big_l2 = machine(256);
+  big_l2.caches[1].bytes = 4 << 20;
+  EXPECT_EQ(codegen::default_gemm_schedule(g, big_l2).nc, 1024);
+  EXPECT_EQ(codegen::default_gemm_schedule(g, big_l2).split_n, 0);
+  EXPECT_EQ(codegen::default_gemm_schedule(g, machine(256)).nc, 512);  // 1 MiB L2: two blocks
   EXPECT_EQ(codegen::default_gemm_schedule(s9, zen3).split_n, 0);
   EXPECT_EQ(codegen::default_gemm_schedule(codegen::dense_gemm_shape(1, 7, 12, 3), zen3).split_n, 0);
   EXPECT_EQ(codegen::default_gemm_schedule(codegen::dense_gemm_shape(1, 512, 1500, 256), zen3).split_n, 0);

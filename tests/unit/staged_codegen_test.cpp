@@ -390,6 +390,30 @@ TEST(staged_codegen, repeatedRowsBoolInputsAndMasks) {
   EXPECT_EQ(kinds(loop::partition_graph(parse(std::string("import numpy as np\n\n") + specs[2]))), "naive row");
 }
 
+// m3 on two threads of an AVX2 host with a 512 KiB L2: the paired stage's
+// blocks count both products' columns, so its defaults are the wide
+// product's: nc 256 (128 columns of each) and 22 column blocks, which split
+// evenly over the threads (split_n 1, no barrier per K slice), as do the
+// down projection's four blocks of 256.
+TEST(staged_codegen, pairedDefaultsAreTheWideProducts) {
+  target::Target t;
+  t.name = "avx2-512k-l2";
+  t.cores = 2, t.threads = 2;
+  t.caches = {{1, 32 << 10, 64, 1}, {2, 512 << 10, 64, 1}, {3, 32 << 20, 64, 2}};
+  t.isa.avx2 = t.isa.fma = true;
+  ir::Graph g = load_workload("m3_gated_mlp");
+  loop::Partition p = loop::partition_graph(g);
+  ASSERT_EQ(kinds(p), "epilogue contraction");
+  ASSERT_TRUE(p.stages[0].epilogue.paired);
+  schedule::Schedule s = schedule::default_schedule(schedule::schedule_space(g, t));
+  EXPECT_EQ(schedule::why_illegal(g, s, t), "");
+  EXPECT_EQ(s.at("k0.gemm.pair"), 1);
+  EXPECT_EQ(s.at("k0.gemm.nc"), 256);
+  EXPECT_EQ(s.at("k0.gemm.split_n"), 1);
+  EXPECT_EQ(s.at("k1.gemm.nc"), 256);
+  EXPECT_EQ(s.at("k1.gemm.split_n"), 1);
+}
+
 TEST(staged_codegen, gemmKnobsAreCheckedPerStage) {
   ir::Graph g = load_workload("m4_lora");
   schedule::Space sp = schedule::schedule_space(g, host());

@@ -68,7 +68,10 @@ GemmSchedule default_gemm_schedule(const GemmShape& g, const target::Target& t) 
   s.pack_a = g.a_k != 1;
   s.mc = balanced_mc(g.M, s.mr, s.threads, 96);
   s.nc = std::min<int64_t>(round_up(std::max<int64_t>(1, g.N), s.nr), round_up(1024, s.nr));
-  while (s.nc * s.kc * 4 > cache_bytes(t, 2, 1 << 20) && s.nc > s.nr) s.nc -= s.nr;
+  // The packed B block is streamed past every A panel from L2: within half
+  // of it, beside the A panels and C tiles that pass through. A block of
+  // all of L2 spills to L3, which two threads then share.
+  while (s.nc * s.kc * 4 > cache_bytes(t, 2, 1 << 20) / 2 && s.nc > s.nr) s.nc -= s.nr;
   s.split_n = split_n_default(g, s);
   return s;
 }

@@ -13,7 +13,13 @@ namespace axon::codegen {
 
 std::vector<schedule::Knob> epilogue_knobs(const loop::EpilogueGroup& e, const target::Target& t,
                                            const std::string& prefix) {
-  std::vector<schedule::Knob> k = gemm_knobs(gemm_shape_of(e.gemm), t, prefix);
+  // Paired on one panel (the default), the product is twice as wide: its
+  // blocks count both products' columns (nc), so the defaults (nc, and
+  // column blocks where they split evenly over the threads) are the wide
+  // product's.
+  GemmShape shape = gemm_shape_of(e.gemm);
+  if (e.paired) shape.N *= 2;
+  std::vector<schedule::Knob> k = gemm_knobs(shape, t, prefix);
   k.push_back({prefix + "epilogue", {1, 0},
                "1: the elementwise epilogue on each register tile after its last K slice; 0: one pass over C after"});
   if (e.paired)
