@@ -53,13 +53,7 @@ def main():
         fastest = [float("inf") for _ in calls]
         for _ in range(rounds):
             for i, call in enumerate(calls):
-                for _ in range(3):
-                    call()
-                times = []
-                for _ in range(11):
-                    t0 = clock()
-                    call()
-                    times.append(clock() - t0)
+                times = tk.time_calls(call, clock)
                 medians[i].append(statistics.median(times) * 1e3)
                 fastest[i] = min(fastest[i], min(times) * 1e3)
         first = statistics.median(medians[0])

@@ -94,8 +94,8 @@ def load_set(directory, out, seed_offset):
     return lambda: fn(*args), buffers
 
 
-def time_one(call, clock=time.perf_counter):
-    """The median ms of 11 calls after 3 warm-up calls."""
+def time_calls(call, clock=time.perf_counter):
+    """The seconds of 11 calls after 3 warm-up calls."""
     for _ in range(3):
         call()
     times = []
@@ -103,7 +103,12 @@ def time_one(call, clock=time.perf_counter):
         t0 = clock()
         call()
         times.append(clock() - t0)
-    return statistics.median(times) * 1e3
+    return times
+
+
+def time_one(call, clock=time.perf_counter):
+    """The median ms of 11 calls after 3 warm-up calls."""
+    return statistics.median(time_calls(call, clock)) * 1e3
 
 
 def report(dirs, medians):
