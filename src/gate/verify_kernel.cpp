@@ -152,24 +152,13 @@ struct Objects {
 };
 
 // Compiles the candidate (argv from compile_argv, run in the work folder)
-// with the precompiled prelude of its headers when it qualifies
-// (runtime/prelude_header.h), and again without when that fails: the prelude
-// saves seconds and never decides the verdict. `argv` becomes the command
-// whose result is returned.
-CommandResult compile_candidate(const WorkDir& wd, const GateOptions& opts, std::vector<std::string>& argv) {
-  std::vector<std::string> flags(argv.begin() + 1, argv.end());
-  const std::vector<std::string> prelude = runtime::prelude_arguments(
-      read_text(wd / "candidate.cpp"), opts.cxx, flags, runtime::resolve_cache_dir(runtime::CompileOptions{}));
-  if (!prelude.empty()) {
-    std::vector<std::string> with = argv;
-    with.insert(with.begin() + 1, prelude.begin(), prelude.end());
-    CommandResult r = run_command(with, wd.str());
-    if (r.ok()) {
-      argv = with;
-      return r;
-    }
-  }
-  return run_command(argv, wd.str());
+// with the precompiled prelude of its headers when it qualifies, and again
+// without when that fails (runtime/prelude_header.h): the prelude saves
+// seconds and never decides the verdict. `argv` becomes the command whose
+// result is returned.
+CommandResult compile_candidate(const WorkDir& wd, std::vector<std::string>& argv) {
+  return runtime::compile_with_prelude(argv, read_text(wd / "candidate.cpp"),
+                                       runtime::resolve_cache_dir(runtime::CompileOptions{}), wd.str());
 }
 
 // Compiles the kernel and call.cpp in both builds, next to the cached
@@ -191,8 +180,8 @@ std::optional<Executables> build(const WorkDir& wd, const GateOptions& opts, con
   }
   std::vector<std::future<CommandResult>> running;
   for (Job& j : jobs)
-    running.push_back(std::async(std::launch::async, [&j, &wd, &opts] {
-      return j.kernel ? compile_candidate(wd, opts, j.argv) : run_command(j.argv, wd.str());
+    running.push_back(std::async(std::launch::async, [&j, &wd] {
+      return j.kernel ? compile_candidate(wd, j.argv) : run_command(j.argv, wd.str());
     }));
   auto drivers = std::async(std::launch::async, [&opts] {
     Objects o;
@@ -391,8 +380,8 @@ RaceRun run_race_check(const WorkDir& wd, const GateOptions& opts, const Battery
       compile_argv(opts, kThreadSanitizedFlags, "-c", "call.cpp", "call_tsan.o")};
   std::vector<std::future<CommandResult>> running;
   for (size_t i = 0; i < compiles.size(); ++i)
-    running.push_back(std::async(std::launch::async, [&compiles, i, &wd, &opts] {
-      return i == 0 ? compile_candidate(wd, opts, compiles[i]) : run_command(compiles[i], wd.str());
+    running.push_back(std::async(std::launch::async, [&compiles, i, &wd] {
+      return i == 0 ? compile_candidate(wd, compiles[i]) : run_command(compiles[i], wd.str());
     }));
   const std::string driver = cached_driver_object(opts, kThreadSanitizedFlags, driver_source(), "driver_tsan.o");
   for (size_t i = 0; i < compiles.size(); ++i) {

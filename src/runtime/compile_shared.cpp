@@ -8,8 +8,6 @@
 #include <map>
 #include <mutex>
 #include <sstream>
-#include <tuple>
-#include <utility>
 
 #include "runtime/cache_key.h"
 #include "runtime/prelude_header.h"
@@ -82,19 +80,12 @@ std::string compile_shared(const codegen::KernelSource& k, const CompileOptions&
   AXON_CHECK(!ec) << "cannot create " << work.string() << ": " << ec.message();
   write_file(work / "kernel.h", k.header);
   write_file(work / "kernel.cpp", k.source);
+  std::vector<std::string> argv = {opts.cxx};
+  argv.insert(argv.end(), opts.flags.begin(), opts.flags.end());
+  argv.insert(argv.end(), {"-o", (work / opts.output_name).string(), (work / "kernel.cpp").string()});
   // With the precompiled prelude when the source qualifies (the same object
-  // code, a fraction of the time); without it when that compile fails, so
-  // the prelude never decides whether a kernel compiles.
-  const std::vector<std::string> prelude = prelude_arguments(k.source, opts.cxx, opts.flags, dir.string());
-  auto compile = [&](bool with_prelude) {
-    std::vector<std::string> argv = {opts.cxx};
-    argv.insert(argv.end(), opts.flags.begin(), opts.flags.end());
-    if (with_prelude) argv.insert(argv.end(), prelude.begin(), prelude.end());
-    argv.insert(argv.end(), {"-o", (work / opts.output_name).string(), (work / "kernel.cpp").string()});
-    return std::make_pair(argv, run_command(argv));
-  };
-  auto [argv, r] = compile(!prelude.empty());
-  if (r.status != 0 && !prelude.empty()) std::tie(argv, r) = compile(false);
+  // code, a fraction of the time), and without it when that fails.
+  CommandResult r = compile_with_prelude(argv, k.source, dir.string());
   write_file(work / "compile.log", command_line(argv) + "\n" + compiler_version(opts.cxx) + "\n" + r.output);
 
   if (r.status != 0 || !fs::exists(work / opts.output_name)) {

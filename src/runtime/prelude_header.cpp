@@ -125,10 +125,11 @@ std::vector<std::string> prelude_arguments(const std::string& source, const std:
   key.add(compiler_version(cxx));
   for (const std::string& f : pflags) key.add(f);
   if (targets_host_cpu(pflags)) key.add(host_cpu_signature());
+  const std::string id = "prelude-" + key.hex();
   const fs::path dir = fs::absolute(cache_dir);
-  const fs::path final_dir = dir / ("prelude-" + key.hex());
+  const fs::path final_dir = dir / id;
   const fs::path header = final_dir / "axon_prelude.h";
-  const fs::path failed = dir / ("prelude-" + key.hex() + ".failed");
+  const fs::path failed = dir / (id + ".failed");
 
   // One build per key in this process (other keys build beside it); other
   // processes race through the rename below.
@@ -137,7 +138,7 @@ std::vector<std::string> prelude_arguments(const std::string& source, const std:
   std::mutex* mu = nullptr;
   {
     std::lock_guard<std::mutex> lock(map_mu);
-    mu = &key_mu[key.hex()];
+    mu = &key_mu[id];
   }
   std::lock_guard<std::mutex> lock(*mu);
   std::error_code ec;
@@ -146,7 +147,7 @@ std::vector<std::string> prelude_arguments(const std::string& source, const std:
 
   fs::create_directories(dir, ec);
   if (ec) return {};
-  const fs::path work = dir / ("prelude-" + key.hex() + private_suffix());
+  const fs::path work = dir / (id + private_suffix());
   fs::remove_all(work, ec);
   fs::create_directory(work, ec);
   if (ec) return {};
@@ -169,6 +170,22 @@ std::vector<std::string> prelude_arguments(const std::string& source, const std:
   if (ec) fs::remove_all(work, ec);  // another process built the same key
   if (!fs::exists(final_dir / "axon_prelude.h.gch", ec)) return {};
   return {"-include", header.string()};
+}
+
+support::CommandResult compile_with_prelude(std::vector<std::string>& argv, const std::string& source,
+                                            const std::string& cache_dir, const std::string& cwd) {
+  const std::vector<std::string> flags(argv.begin() + 1, argv.end());
+  const std::vector<std::string> prelude = prelude_arguments(source, argv[0], flags, cache_dir);
+  if (!prelude.empty()) {
+    std::vector<std::string> with = argv;
+    with.insert(with.begin() + 1, prelude.begin(), prelude.end());
+    support::CommandResult r = support::run_command(with, cwd);
+    if (r.status == 0) {
+      argv = std::move(with);
+      return r;
+    }
+  }
+  return support::run_command(argv, cwd);
 }
 
 }  // namespace axon::runtime

@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "support/command.h"
+
 namespace axon::runtime {
 
 /// The standard headers of the source's leading #include lines, in order
@@ -49,5 +51,12 @@ std::vector<std::string> leading_standard_headers(const std::string& source);
 /// what to produce (-c, -shared, -o FILE) are left out of the prelude's.
 std::vector<std::string> prelude_arguments(const std::string& source, const std::string& cxx,
                                            const std::vector<std::string>& flags, const std::string& cache_dir);
+
+/// Runs the compile `argv` (the compiler, then its flags and files; in `cwd`,
+/// empty: the current folder) of `source` with its prelude when it has one,
+/// and again as given when that fails: the prelude never decides whether a
+/// kernel compiles. `argv` becomes the command whose result is returned.
+support::CommandResult compile_with_prelude(std::vector<std::string>& argv, const std::string& source,
+                                            const std::string& cache_dir, const std::string& cwd = "");
 
 }  // namespace axon::runtime
