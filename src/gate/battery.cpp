@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
-#include <chrono>
 #include <exception>
 #include <mutex>
 #include <random>

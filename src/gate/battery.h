@@ -37,10 +37,9 @@
 // 1 s by default), beside the optimised build's battery.
 #pragma once
 
-#include <future>
-
 #include <atomic>
 #include <cstdint>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
