@@ -87,9 +87,9 @@ std::string read_text(const std::string& path) {
 const std::vector<std::string> kCommonFlags = {"-std=gnu++20", "-march=native", "-fopenmp", "-pthread",
                                                "-ffp-contract=off"};
 const std::vector<std::string> kOptimisedFlags = {"-O2"};
-const std::vector<std::string> kSanitizedFlags = {"-O1", "-g", "-fno-omit-frame-pointer",
+const std::vector<std::string> kSanitizedFlags = {"-O1", "-g1", "-fno-omit-frame-pointer",
                                                   "-fsanitize=address,undefined", "-fno-sanitize-recover=all"};
-const std::vector<std::string> kThreadSanitizedFlags = {"-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=thread"};
+const std::vector<std::string> kThreadSanitizedFlags = {"-O1", "-g1", "-fno-omit-frame-pointer", "-fsanitize=thread"};
 
 // Which build of the driver and kernel a run uses.
 enum class Build { Optimised, Sanitized, Threads };
