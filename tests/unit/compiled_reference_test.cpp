@@ -20,6 +20,7 @@
 #include "frontend/spec.h"
 #include "ir/graph.h"
 #include "runtime/compiled_reference.h"
+#include "tile/passes/matmul_nests.h"
 #include "transforms/pipeline.h"
 #include "verify/error_budget.h"
 #include "verify/float64_twin.h"
@@ -219,7 +220,8 @@ TEST(compiled_reference, Einsum) {
 // batched, with edges in every dimension (rows not a multiple of the
 // tile's 6, columns not of its 8, k over several slices of 256 with a
 // remainder, columns over several blocks), with special values and signed
-// zeros.
+// zeros; the operands are packed into each thread's panels before the
+// tiles read them.
 TEST(compiled_reference, MatmulRegisterTiles) {
   ASSERT_TRUE(kGompPinned);
   Graph g;
@@ -227,10 +229,15 @@ TEST(compiled_reference, MatmulRegisterTiles) {
               {"b", {DType::F32, {600, 300}}},
               {"bt", {DType::F32, {300, 600}}},
               {"x", {DType::F32, {3, 7, 70}}},
-              {"y", {DType::F32, {3, 70, 24}}}};
-  NodeId a = param(g, 0), b = param(g, 1), bt = param(g, 2), x = param(g, 3), y = param(g, 4);
+              {"y", {DType::F32, {3, 70, 24}}},
+              {"v", {DType::F32, {7, 40}}},
+              {"w", {DType::F32, {40, 1100}}}};
+  NodeId a = param(g, 0), b = param(g, 1), bt = param(g, 2), x = param(g, 3), y = param(g, 4), v = param(g, 5),
+         w = param(g, 6);
+  // The last product spans three column blocks of kMatmulNC (512, 512, 76),
+  // its last panel of B packed 4 columns wide.
   g.outputs = {einsum(g, "ik,kj->ij", a, b), einsum(g, "ik,jk->ij", a, bt), einsum(g, "bik,bkj->bij", x, y),
-               einsum(g, "ik,kj->ij", a, binary(g, Op::Mul, b, b))};
+               einsum(g, "ik,kj->ij", a, binary(g, Op::Mul, b, b)), einsum(g, "ik,kj->ij", v, w)};
   std::vector<Tensor> in;
   for (size_t i = 0; i < g.params.size(); ++i) in.push_back(uniform(g.params[i].type, -1, 1, 20 + i));
   // Infinities and NaNs propagate through the chains as the interpreter's;
@@ -239,15 +246,18 @@ TEST(compiled_reference, MatmulRegisterTiles) {
   in[1].data[7 * 300 + 11] = NAN;
   for (int k = 0; k < 600; ++k) in[0].data[12 * 600 + k] = 0;
   for (int k = 0; k < 600; ++k) in[1].data[k * 300 + 2] = -std::fabs(in[1].data[k * 300 + 2]) - 0.5;
+  EXPECT_LT(2 * tile::kMatmulNC, 1100) << "w no longer spans three column blocks";
   const Graph twin = verify::float64_twin(g);
   const std::string src = codegen::print_reference_cpp(twin, 2).source;
   EXPECT_NE(src.find("axon_dmm6x8<"), std::string::npos) << "no float64 register tile:\n" << src;
   std::vector<Tensor> got = compiled_twin(g, in), want = verify::interpret(g, in);
   expect_exact(got, want, "float64 register tiles");
-  // Every one of the four products is a tiled Matmul.
+  // Every one of the five products is a tiled Matmul of packed operands.
   int calls = 0;
-  for (size_t at = src.find("axon_dmm6x8<"); at != std::string::npos; at = src.find("axon_dmm6x8<", at + 1)) ++calls;
-  EXPECT_EQ(calls, 4) << src;
+  for (size_t at = src.find("axon_dmm6x8<1, 6, 8, 1>("); at != std::string::npos;
+       at = src.find("axon_dmm6x8<1, 6, 8, 1>(", at + 1))
+    ++calls;
+  EXPECT_EQ(calls, 5) << src;
   EXPECT_TRUE(std::isnan(got[0].data[11]) && std::isinf(got[0].data[5 * 300 + 1]));
   // Row 12 times column 2: 600 terms of -0, summed from +0: +0.
   EXPECT_EQ(got[0].data[12 * 300 + 2], 0.0);

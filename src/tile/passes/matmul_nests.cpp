@@ -119,7 +119,8 @@ int64_t coef(const Affine& a, const std::string& v) {
   return it == a.coef.end() ? 0 : it->second;
 }
 
-std::optional<Stmt> rewrite_nest(const Kernel& k, const Found& f, int threads, NameSource* names) {
+std::optional<Stmt> rewrite_nest(Kernel* out, const Found& f, int threads, NameSource* names) {
+  const Kernel& k = *out;
   std::optional<Affine> oc = offset(k, f.c, f.o), oa = offset(k, f.a.buffer(), f.a.idx()),
                         ob = offset(k, f.b.buffer(), f.b.idx());
   if (!oc || !oa || !ob) return std::nullopt;
@@ -189,19 +190,53 @@ std::optional<Stmt> rewrite_nest(const Kernel& k, const Found& f, int threads, N
     return e;
   };
   View cv{f.c, base(*oc) + c(coef(*oc, iv)) * i0 + j0, {coef(*oc, iv), 1}};
-  View av{f.a.buffer(), base(*oa) + c(coef(*oa, iv)) * i0 + c(coef(*oa, f.k)) * pc, {coef(*oa, iv), coef(*oa, f.k)}};
-  View bv{f.b.buffer(), base(*ob) + c(coef(*ob, f.k)) * pc + c(coef(*ob, jv)) * j0, {coef(*ob, f.k), coef(*ob, jv)}};
-  const Index keep = f.ikj ? c(1) : pblocks == 1 ? c(0) : min(v(pb), c(1));
-  Stmt mm = Stmt::matmul(cv, av, bv, min(c(kMatmulMR), c(M) - i0), min(c(kMatmulNR), nb - jr0),
-                         min(c(kMatmulKC), c(K) - pc), keep);
+  // The packed operands: the block of B (kb rows of nb columns) as panels
+  // of NR columns, element (k, c) of panel jr at jr KC NR + k NR + c; the
+  // tile's rows of A, element (r, k) at k MR + r. Both are each thread's
+  // scratch, written before the tiles read them; the copies move values
+  // and change no rounding.
+  // KC and NC cut down to a product smaller than a block.
+  const int64_t KCe = std::min(kMatmulKC, K), NCe = ceil_div(std::min(NC, N), kMatmulNR) * kMatmulNR;
+  const int bpack = out->add_buffer({names->take("t", "_bpack"), DType::F64, {KCe * NCe}, Scope::Scratch});
+  const int apack = out->add_buffer({names->take("t", "_apack"), DType::F64, {KCe * kMatmulMR}, Scope::Scratch});
+  const std::string pk = names->take("i", "_pk"), pj = names->take("i", "_pj"), pc_ = names->take("i", "_pc"),
+                    pr = names->take("i", "_pr");
+  const Index kb = min(c(kMatmulKC), c(K) - pc);
   auto loop = [&](const std::string& n, const Index& extent, Stmt body, LoopKind kind = LoopKind::Serial) {
     if (extent.is_const() && extent.value() == 1) return body;
     return Stmt::loop(n, extent, kind, std::move(body), kind == LoopKind::Parallel ? threads : 0);
   };
+  // B[pc + k, jc + jr NR + c], row by row of the block (B's rows are read
+  // along their length where its columns are contiguous).
+  const Index pcols = min(c(kMatmulNR), nb - v(pj) * c(kMatmulNR));
+  Stmt pack_b = loop(
+      pk, kb,
+      loop(pj, jr_extent,
+           loop(pc_, pcols,
+                Stmt::store(bpack, {v(pj) * c(KCe * kMatmulNR) + v(pk) * c(kMatmulNR) + v(pc_)},
+                            f.b.substitute([&](const std::string& n) -> std::optional<Index> {
+                              if (n == f.k) return pc + v(pk);
+                              if (n == jv) return jc + v(pj) * c(kMatmulNR) + v(pc_);
+                              return std::nullopt;
+                            })))));
+  const Index rows = min(c(kMatmulMR), c(M) - i0);
+  Stmt pack_a = loop(pk, kb,
+                     loop(pr, rows,
+                          Stmt::store(apack, {v(pk) * c(kMatmulMR) + v(pr)},
+                                      f.a.substitute([&](const std::string& n) -> std::optional<Index> {
+                                        if (n == f.k) return pc + v(pk);
+                                        if (n == iv) return i0 + v(pr);
+                                        return std::nullopt;
+                                      }))));
+  View av{apack, c(0), {1, kMatmulMR}};
+  View bv{bpack, jr0 * c(KCe), {kMatmulNR, 1}};
+  const Index keep = f.ikj ? c(1) : pblocks == 1 ? c(0) : min(v(pb), c(1));
+  Stmt mm = Stmt::matmul(cv, av, bv, rows, min(c(kMatmulNR), nb - jr0), kb, keep);
   Stmt s = loop(jr, jr_extent, mm);
-  s = loop(ib, ib_extent, s);
-  s = loop(pb, c(pblocks), s);
+  s = loop(ib, ib_extent, Stmt::seq({pack_a, s}));
+  s = loop(pb, c(pblocks), Stmt::seq({pack_b, s}));
   s = loop(jb, c(nblocks), s);
+  s = Stmt::seq({Stmt::alloc(bpack), Stmt::alloc(apack), s});
   s = loop(ts, c(tslabs), s, slabs ? LoopKind::Parallel : LoopKind::Serial);
   for (auto l = batches.rbegin(); l != batches.rend(); ++l) s = loop(l->var, c(l->extent), s);
   return s;
@@ -212,16 +247,16 @@ std::optional<Stmt> rewrite_nest(const Kernel& k, const Found& f, int threads, N
 Kernel matmul_nests(const Kernel& k, int threads) {
   if (k.body.kind() != StmtKind::Seq) return k;
   NameSource names(k);
+  Kernel out = k;
   std::vector<Stmt> top;
   bool changed = false;
   for (const Stmt& s : k.body->body) {
     std::optional<Found> f = find(k, s);
-    std::optional<Stmt> r = f ? rewrite_nest(k, *f, threads, &names) : std::nullopt;
+    std::optional<Stmt> r = f ? rewrite_nest(&out, *f, threads, &names) : std::nullopt;
     top.push_back(r ? *r : s);
     changed = changed || r.has_value();
   }
   if (!changed) return k;
-  Kernel out = k;
   out.body = Stmt::seq(std::move(top));
   return out;
 }
