@@ -15,6 +15,7 @@
 #include <random>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "codegen/c_like/reference_cpp.h"
 #include "frontend/spec.h"
@@ -262,6 +263,50 @@ TEST(compiled_reference, MatmulRegisterTiles) {
   // Row 12 times column 2: 600 terms of -0, summed from +0: +0.
   EXPECT_EQ(got[0].data[12 * 300 + 2], 0.0);
   EXPECT_FALSE(std::signbit(got[0].data[12 * 300 + 2]));
+}
+
+// The compiled reference's temporaries come from a pool it keeps across
+// calls (codegen/c_like/tile_cpp.h, scratch_pool): a call takes the blocks
+// the one before gave back, still holding that call's values, and two
+// calls at once must never hold one block together. Every result, of calls
+// in turn on different inputs and of two threads calling at once, is the
+// interpreter's bit for bit: a temporary read before it is written, or a
+// block handed to two calls, changes them.
+TEST(compiled_reference, ScratchPoolAcrossCallsAndThreads) {
+  ASSERT_TRUE(kGompPinned);
+  Graph g;
+  g.params = {{"x", {DType::F32, {96, 200}}}, {"y", {DType::F32, {200, 180}}}, {"z", {DType::F32, {180, 150}}}};
+  NodeId x = param(g, 0), y = param(g, 1), z = param(g, 2);
+  NodeId p = einsum(g, "ik,kj->ij", x, y);  // 96 x 180 doubles: a heap temporary
+  g.outputs = {einsum(g, "ik,kj->ij", unary(g, Op::Tanh, p), z), binary(g, Op::Mul, p, p)};
+  const Graph twin = verify::float64_twin(g);
+  const std::string src = codegen::print_reference_cpp(twin, 2).source;
+  EXPECT_NE(src.find("axon_pool_take("), std::string::npos) << "no temporary from the pool:\n" << src;
+  EXPECT_EQ(src.find("std::aligned_alloc(64, "), src.find("std::aligned_alloc(64, bytes + 64)"))
+      << "a temporary allocated outside the pool:\n" << src;
+  runtime::CompiledGraph c(twin);
+  std::vector<std::vector<Tensor>> in, want;
+  for (uint64_t s = 0; s < 4; ++s) {
+    const double r = 1.0 + 3.0 * static_cast<double>(s);
+    in.push_back({uniform(g.params[0].type, -r, r, 40 + 3 * s), uniform(g.params[1].type, -1, 1, 41 + 3 * s),
+                  uniform(g.params[2].type, -1, 1, 42 + 3 * s)});
+    want.push_back(verify::interpret(g, in.back()));
+  }
+  for (int round = 0; round < 2; ++round)
+    for (size_t s = 0; s < in.size(); ++s)
+      expect_exact(c.run(in[s]), want[s], "call in turn, round " + std::to_string(round) + ", set " + std::to_string(s));
+  constexpr int kRounds = 6;
+  std::vector<std::vector<Tensor>> got[2];
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRounds; ++r) got[t].push_back(c.run(in[static_cast<size_t>(2 * t + r % 2)]));
+    });
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < 2; ++t)
+    for (int r = 0; r < kRounds; ++r)
+      expect_exact(got[t][static_cast<size_t>(r)], want[static_cast<size_t>(2 * t + r % 2)],
+                   "thread " + std::to_string(t) + ", round " + std::to_string(r));
 }
 
 TEST(compiled_reference, LayoutConcatIota) {

@@ -8,6 +8,9 @@
 // pipeline blocks them; docs/error_budget.md, "The compiled reference").
 // Its float64 matrix products are register tiles (tile/passes/
 // matmul_nests.h) whose every element is the interpreter's serial chain.
+// Its temporaries come from a pool kept across calls (TileCppOptions::
+// scratch_pool), so that the input sets after the first do not fault the
+// pages of its (up to gigabytes of) temporaries in again.
 #pragma once
 
 #include "codegen/kernel_source.h"

@@ -98,6 +98,51 @@ const char* kHorizontal512 = R"(#define AXON_TV_HSUM _mm512_reduce_add_ps
 #define AXON_TV_HMIN _mm512_reduce_min_ps
 #define AXON_TVM_ANY(m) (_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)) != 0)
 )";
+// The scratch pool of TileCppOptions::scratch_pool: blocks given back are
+// kept, by size, for the next request (a temporary of this call or of the
+// next), under a lock; freed when the library is unloaded.
+const char* kScratchPool = R"(namespace {
+struct AxonPool {
+  std::mutex mu;
+  std::multimap<std::size_t, char*> free_blocks;  // by usable size; each block's size in its first 64 bytes
+  ~AxonPool() {
+    for (auto& b : free_blocks) std::free(b.second);
+  }
+};
+AxonPool& axon_pool() {
+  static AxonPool pool;
+  return pool;
+}
+// A 64-byte aligned block of `bytes` bytes, a free one of that size if the pool holds one.
+void* axon_pool_take(std::size_t bytes) {
+  AxonPool& p = axon_pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    auto it = p.free_blocks.find(bytes);
+    if (it != p.free_blocks.end()) {
+      char* b = it->second;
+      p.free_blocks.erase(it);
+      return b + 64;
+    }
+  }
+  char* b = static_cast<char*>(std::aligned_alloc(64, bytes + 64));
+  if (!b) return nullptr;
+  std::memcpy(b, &bytes, sizeof bytes);
+  return b + 64;
+}
+void axon_pool_give(void* q) {
+  if (!q) return;
+  char* b = static_cast<char*>(q) - 64;
+  std::size_t bytes;
+  std::memcpy(&bytes, b, sizeof bytes);
+  AxonPool& p = axon_pool();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.free_blocks.emplace(bytes, b);
+}
+}  // namespace
+
+)";
+
 const char* kHorizontal256 = R"(#ifndef AXON_TV_HORIZONTAL256
 #define AXON_TV_HORIZONTAL256
 static inline float axon_tv_hsum256(__m256 v) {
@@ -257,8 +302,9 @@ class CppPrinter {
     bool immintrin = false, half = false;
     std::map<int, bool> transposes;  // width: with streaming stores?
     int vector_bits = 0;             // > 0: the vector form's helpers
+    bool pool = false;               // the scratch pool (TileCppOptions::scratch_pool)
     void merge(const Needs& o) {
-      immintrin |= o.immintrin, half |= o.half;
+      immintrin |= o.immintrin, half |= o.half, pool |= o.pool;
       for (const auto& [w, st] : o.transposes) transposes[w] |= st;
       vector_bits = std::max(vector_bits, o.vector_bits);
     }
@@ -270,13 +316,16 @@ class CppPrinter {
                          [](const Buffer& b) { return b.dtype == DType::F16 || b.dtype == DType::BF16; });
     n.transposes = transposes_;
     n.vector_bits = vector_loops_ > 0 ? o_.vector_bits : 0;
+    n.pool = o_.scratch_pool;
     return n;
   }
   // #include lines and helpers for `n`.
   static std::string helpers(const Needs& n) {
     std::string s = "#include <math.h>\n\n#include <cmath>\n#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <memory>\n";
     if (n.immintrin) s += "#include <immintrin.h>\n";
+    if (n.pool) s += "#include <map>\n#include <mutex>\n";
     s += "\n";
+    if (n.pool) s += kScratchPool;
     if (n.half) s += std::string(float16_helpers_source()) + "\n";
     for (const auto& [w, streaming] : n.transposes) s += register_transpose_source(w, streaming) + "\n";
     if (n.vector_bits > 0) {
@@ -432,8 +481,12 @@ class CppPrinter {
         // 64-byte aligned: vector loads of a packed panel never split a line.
         std::string ct = ir::dtype_c_type(buf.dtype);
         const int64_t bytes = (count * ir::dtype_bytes(buf.dtype) + 63) / 64 * 64;
-        line(depth, "std::unique_ptr<" + ct + ", void (*)(void*)> " + n + "_buf(static_cast<" + ct +
-                        "*>(std::aligned_alloc(64, " + std::to_string(bytes) + ")), std::free);");
+        if (o_.scratch_pool)
+          line(depth, "std::unique_ptr<" + ct + ", void (*)(void*)> " + n + "_buf(static_cast<" + ct +
+                          "*>(axon_pool_take(" + std::to_string(bytes) + ")), axon_pool_give);");
+        else
+          line(depth, "std::unique_ptr<" + ct + ", void (*)(void*)> " + n + "_buf(static_cast<" + ct +
+                          "*>(std::aligned_alloc(64, " + std::to_string(bytes) + ")), std::free);");
         line(depth, ct + "* __restrict " + n + " = " + n + "_buf.get();");
         return;
       }

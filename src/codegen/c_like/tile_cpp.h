@@ -49,6 +49,16 @@ struct TileCppOptions {
   /// Vectors per step of a Vectorized loop without a reduction (1, 2 or 4),
   /// printed one after another in the loop body, each a chain of its own.
   int unroll = 1;
+  /// Memory buffers and heap Scratch taken from a pool the kernel keeps
+  /// across calls, not allocated and freed in each (the compiled float64
+  /// reference, codegen/c_like/reference_cpp.h, whose temporaries run to
+  /// gigabytes: freed to the system after each call, every call faulted
+  /// their pages in and cleared them again). A block given back is taken
+  /// again by the next request of the same size; the pool hands each block
+  /// to one holder at a time under a lock (the kernel stays reentrant) and
+  /// frees its blocks when the library is unloaded. Values are unchanged:
+  /// no temporary is read before it is written (tile/verify.h).
+  bool scratch_pool = false;
 };
 
 /// `what`: the kernel.cpp description line, e.g. "the naive kernel".
