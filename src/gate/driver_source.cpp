@@ -26,9 +26,16 @@ constexpr const char* kDriverBody = R"AXON_DRIVER(
 
 #include <new>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace {
 
-enum { kMaxBuffers = 64, kMaxSlots = 8, kMaxRegions = kMaxBuffers * (kMaxSlots + 1), kAfter = 0, kBefore = 1, kHeap = 2 };
+// kMaxWatched: battery calls whose buffers are kept while they are watched
+// together (the battery's watch, below).
+enum { kMaxBuffers = 64, kMaxSlots = 8, kMaxWatched = 8, kMaxRegions = kMaxBuffers * (kMaxSlots + kMaxWatched + 1),
+       kAfter = 0, kBefore = 1, kHeap = 2 };
 enum { kPoison = 0, kZeros = 1, kUntouched = 2, kData = 3 };
 
 // ---- reporting, async-signal-safe ------------------------------------------
@@ -166,6 +173,8 @@ size_t g_fill_len = 0;
 int g_nslots = 0, g_slot_set[kMaxSlots], g_slot_fill[kMaxSlots];
 int g_conc_a = -1, g_conc_b = -1, g_min_rounds = 16, g_max_rounds = 4096;
 double g_rounds_min_ms = 100, g_rounds_max_ms = 2000;
+int g_min_overlaps = 64, g_min_overlaps_slow = 8;
+double g_min_overlap_ms = 400;
 SoakCall* g_soak = nullptr;
 int g_nsoak = 0;
 double g_soak_max_ms = 5000;
@@ -173,6 +182,8 @@ int g_timed = 0;  // the soak's calls are timed
 char g_hold_path[4096] = "";  // the slots wait for this file to exist
 int g_last_slot = -1, g_last_fill = 0;
 const unsigned char* g_blocks = nullptr;
+
+void make_digest_key(uint64_t seed);  // below, with the digests
 
 bool valid_fill(int f) { return f >= 0 && f < g_nfills; }
 bool valid_slot(int k) { return k >= 0 && k < g_nslots; }
@@ -182,8 +193,9 @@ void read_plan(const char* path) {
   if (!f) fail("cannot open the plan");
   char word[32];
   int version = 0;
-  if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 3)
-    fail("not a version 3 plan");
+  bool have_key = false;
+  if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 4)
+    fail("not a version 4 plan");
   while (fscanf(f, "%31s", word) == 1) {
     if (!strcmp(word, "end")) break;
     if (!strcmp(word, "buffers")) {
@@ -254,9 +266,10 @@ void read_plan(const char* path) {
       g_slot_fill[k] = fill;
       ++g_nslots;
     } else if (!strcmp(word, "concurrent")) {
-      if (fscanf(f, "%d %d %d %d %lf %lf", &g_conc_a, &g_conc_b, &g_min_rounds, &g_max_rounds, &g_rounds_min_ms,
-                 &g_rounds_max_ms) != 6 || !valid_slot(g_conc_a) || !valid_slot(g_conc_b) || g_conc_a == g_conc_b ||
-          g_min_rounds < 1 || g_max_rounds < g_min_rounds)
+      if (fscanf(f, "%d %d %d %d %lf %lf %d %d %lf", &g_conc_a, &g_conc_b, &g_min_rounds, &g_max_rounds,
+                 &g_rounds_min_ms, &g_rounds_max_ms, &g_min_overlaps, &g_min_overlaps_slow, &g_min_overlap_ms) != 9 ||
+          !valid_slot(g_conc_a) || !valid_slot(g_conc_b) || g_conc_a == g_conc_b || g_min_rounds < 1 ||
+          g_max_rounds < g_min_rounds)
         fail("bad concurrent line");
     } else if (!strcmp(word, "soak")) {
       if (fscanf(f, "%d %lf", &g_nsoak, &g_soak_max_ms) != 2 || g_nsoak < 0) fail("bad soak line");
@@ -269,6 +282,12 @@ void read_plan(const char* path) {
             !valid_slot(c.slot) || !valid_fill(c.fill) || g_fills[c.fill].kind == kUntouched)
           fail("bad soak call line");
       }
+    } else if (!strcmp(word, "key")) {
+      unsigned long long key;
+      if (fscanf(f, "%llu", &key) != 1) fail("bad key line");
+      make_digest_key(key);
+      key = 0;
+      have_key = true;
     } else if (!strcmp(word, "time")) {
       g_timed = 1;
     } else if (!strcmp(word, "hold")) {
@@ -283,6 +302,7 @@ void read_plan(const char* path) {
   }
   fclose(f);
   if (g_timed && g_nsoak == 0) fail("timing needs the soak");
+  if (g_nslots > 0 && !have_key) fail("the slots need a key");
 }
 
 // ---- faults --------------------------------------------------------------------
@@ -386,15 +406,30 @@ void sleep_ms(int ms) {
   }
 }
 
-// Threads other than this one that used the CPU between `after_ms` and
-// `after_ms` + 30 ms past the return. A parked OpenMP pool sleeps in the
-// kernel and uses none. `only` (tids, -1 ends) limits the count to those.
-int busy_threads(int after_ms, long* tids, int max_tids, const long* only) {
+double now_ms() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+// Sleeps until now_ms() reaches `t` (returns at once when it has).
+void sleep_until_ms(double t) {
+  for (double now = now_ms(); now < t; now = now_ms()) {
+    const double left = t - now;
+    struct timespec ts = {static_cast<time_t>(left / 1000), static_cast<long>((left - 1000 * static_cast<long>(left / 1000)) * 1e6)};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+// Threads other than this one that used the CPU between the times `from`
+// and `to` (now_ms). A parked OpenMP pool sleeps in the kernel and uses
+// none. `only` (tids, -1 ends) limits the count to those.
+int busy_threads(double from, double to, long* tids, int max_tids, const long* only) {
   enum { kMax = 1024 };
   static Task a[kMax], b[kMax];
-  sleep_ms(after_ms);
+  sleep_until_ms(from);
   int na = sample_tasks(a, kMax);
-  sleep_ms(30);
+  sleep_until_ms(to);
   int nb = sample_tasks(b, kMax);
   long self = static_cast<long>(getpid());
   int running = 0;
@@ -416,19 +451,23 @@ int busy_threads(int after_ms, long* tids, int max_tids, const long* only) {
   return running;
 }
 
-// Threads still working well after the call returned: busy 20-50 ms after
-// the return, and the same threads busy again 70-100 ms after it. The second
-// look is what keeps a loaded machine from failing an honest kernel: an
-// OpenMP worker that was runnable but starved of a core finishes its short
-// spin late, inside the first window, and is asleep by the second; a thread
-// that goes on working is busy in both.
-int running_threads() {
+// Threads still working well after a group of calls returned (the battery's
+// watch, below: `first` and `last` are the first and last calls' returns):
+// busy 20-50 ms after the last return, and the same threads busy again
+// from 70 ms after the first return to 100 ms after the last (which holds
+// every call's own 70-100 ms). The second look is what keeps a loaded
+// machine from failing an honest kernel: an OpenMP worker that was runnable
+// but starved of a core finishes its short spin late, inside the first
+// window, and is asleep by the second; a thread that goes on working is
+// busy in both.
+int running_threads(double first, double last) {
   enum { kMaxTids = 256 };
-  static long first[kMaxTids + 1], second[kMaxTids + 1];
-  int n = busy_threads(20, first, kMaxTids, nullptr);
+  static long busy[kMaxTids + 1], second[kMaxTids + 1];
+  int n = busy_threads(last + 20, last + 50, busy, kMaxTids, nullptr);
   if (n == 0) return 0;
-  if (n > kMaxTids) first[kMaxTids] = -1;
-  return busy_threads(20, second, kMaxTids, first);
+  if (n > kMaxTids) busy[kMaxTids] = -1;
+  const double from = first + 70 > last + 50 ? first + 70 : last + 50;
+  return busy_threads(from, last + 100, second, kMaxTids, busy);
 }
 
 // ---- calls ---------------------------------------------------------------------
@@ -440,9 +479,6 @@ unsigned char* g_base[kMaxSlots][kMaxBuffers];  // each slot's baseline outputs
 int g_base_record[kMaxSlots];                  // the baseline's record number
 int g_drifted[kMaxSlots];                      // drifts recorded per slot
 int g_outputs_fd = -1;
-unsigned char* g_snapshot[kMaxBuffers];
-unsigned char* g_prev_snapshot[kMaxBuffers];  // the previous battery call's outputs
-int g_prev_record = -1;                        // its record number (-1: none)
 long long g_seq = 0;  // kernel calls made so far (atomic)
 int g_next_record = 0;
 pthread_mutex_t g_record_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -470,22 +506,85 @@ void add_regions(const Buffer* bufs, int* n) {
   }
 }
 
+struct Watched;
+void add_watched_regions(int* n);
+
 // Every live buffer, for the fault handler.
 void register_regions() {
   g_nregions = 0;
   int n = 0;
   if (g_have_cur) add_regions(g_cur, &n);
+  add_watched_regions(&n);
   for (int k = 0; k < g_nslots; ++k) add_regions(g_slot[k], &n);
   g_nregions = n;
+}
+
+// Whether fills bypass the caches (non-temporal stores): when a call's
+// buffers are larger than the last-level cache, the kernel streams through
+// more than the cache holds and finds little of a cached fill there anyway,
+// while a fill that goes through the cache first reads every line it
+// writes. Smaller outputs are filled through the cache, where the kernel
+// would have found them.
+bool g_stream_fills = false;
+
+// n bytes of src at dst, or of `value` when src is null.
+void fill_bytes(unsigned char* dst, const unsigned char* src, int value, size_t n) {
+#if defined(__AVX2__)
+  if (g_stream_fills && n >= 1024) {
+    size_t head = (32 - reinterpret_cast<uintptr_t>(dst) % 32) % 32;
+    if (src) memcpy(dst, src, head);
+    else memset(dst, value, head);
+    size_t i = head;
+    if (src) {
+      for (; i + 32 <= n; i += 32)
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+    } else {
+      const __m256i v = _mm256_set1_epi8(static_cast<char>(value));
+      for (; i + 32 <= n; i += 32) _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), v);
+    }
+    if (src) memcpy(dst + i, src + i, n - i);
+    else memset(dst + i, value, n - i);
+    _mm_sfence();  // visible before the call, whichever thread filled
+    return;
+  }
+#endif
+  if (src) memcpy(dst, src, n);
+  else memset(dst, value, n);
+}
+
+// The size of the cache shared by this CPU's cores (sysfs; sysconf's
+// figure can be a whole package's), 32 MiB when neither says.
+size_t last_level_cache_bytes() {
+  size_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    char path[96], text[64];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) break;
+    ssize_t len = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (len <= 0) continue;
+    text[len] = 0;
+    char* end = nullptr;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end && (*end == 'K' || *end == 'k')) v <<= 10;
+    else if (end && (*end == 'M' || *end == 'm')) v <<= 20;
+    if (v > best) best = static_cast<size_t>(v);
+  }
+  if (best == 0) {
+    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    best = v > 0 ? static_cast<size_t>(v) : size_t{32} << 20;
+  }
+  return best;
 }
 
 void apply_fill(Buffer* bufs, int fill) {
   const Fill& f = g_fills[fill];
   for (int j = 0; j < g_nout; ++j) {
     Buffer& b = bufs[g_nin + j];
-    if (f.kind == kPoison) memset(b.data, 0xFF, b.bytes);
-    else if (f.kind == kZeros) memset(b.data, 0, b.bytes);
-    else if (f.kind == kData) memcpy(b.data, g_fill_data + f.off[j], g_size[g_nin + j]);
+    if (f.kind == kPoison) fill_bytes(b.data, nullptr, 0xFF, b.bytes);
+    else if (f.kind == kZeros) fill_bytes(b.data, nullptr, 0, b.bytes);
+    else if (f.kind == kData) fill_bytes(b.data, g_fill_data + f.off[j], 0, g_size[g_nin + j]);
   }
 }
 
@@ -497,14 +596,17 @@ void load_inputs(Buffer* bufs, int set) {
   }
 }
 
+int g_nwatched = 0;  // battery calls being watched; the last one's buffers are g_cur
+
 // Buffers for `set` in `layout`: fresh ones mapped while the old ones still
-// exist (so the addresses differ), or the current ones refilled.
+// exist (so the addresses differ), or the current ones refilled. The old
+// ones are freed unless a watched call holds them.
 void prepare(int set, int layout, bool fresh, int fill) {
   int nbuf = g_nin + g_nout;
   if (fresh || !g_have_cur) {
     Buffer next[kMaxBuffers];
     for (int k = 0; k < nbuf; ++k) next[k] = make_buffer(g_size[k] ? g_size[k] : 1, layout, k < g_nin);
-    if (g_have_cur)
+    if (g_have_cur && g_nwatched == 0)
       for (int k = 0; k < nbuf; ++k) free_buffer(g_cur[k]);
     for (int k = 0; k < nbuf; ++k) g_cur[k] = next[k];
     g_have_cur = true;
@@ -565,42 +667,258 @@ int emit_record(RecordInfo r, unsigned char* const* outs) {
   return r.call;
 }
 
+// ---- the battery's watch ----------------------------------------------------------
+//
+// After a call returns, its outputs may not change and no thread of the
+// kernel may go on working. Instead of waiting 50 ms after every call, the
+// battery watches a group of calls at once: each call's outputs are copied
+// the moment it returns and its buffers are kept; the next call runs at
+// once on fresh buffers; when the group ends, the threads are sampled 20-50
+// ms after its last return (and, when one was busy, from 70 ms after its
+// first return to 100 ms after its last), and every call's outputs and
+// inputs are compared with what they were, at least 50 ms after its own
+// return. A group ends before a call that reuses the previous call's
+// buffers (which must have been watched first), when its calls span more
+// than kMaxSpanMs from the first return (so no call's first look at the
+// threads comes more than that after today's 20 ms), and when what it
+// keeps would pass kMaxWatchedBytes or kMaxWatched calls.
+const double kMaxSpanMs = 40;
+const size_t kMaxWatchedBytes = size_t{256} << 20;
+
+struct Watched {
+  int call = -1, snap = -1, threads = 0, same = -1;
+  long long seq = 0;
+  double returned = 0;
+  Buffer bufs[kMaxBuffers];
+};
+Watched g_watched[kMaxWatched];
+size_t g_watched_bytes = 0;
+double g_call_span_ms = 0;                      // the last battery call's buffers, call and copy
+unsigned char* g_snaps[kMaxWatched + 1][kMaxBuffers];  // output copies, allocated when first used
+bool g_snap_used[kMaxWatched + 1];
+int g_prev_snap = -1;    // the previous battery call's outputs (an index into g_snaps)
+int g_prev_record = -1;  // its record number (-1: none)
+
+void add_watched_regions(int* n) {
+  for (int i = 0; i < g_nwatched; ++i) add_regions(g_watched[i].bufs, n);
+}
+
+size_t call_bytes() {
+  size_t n = 0;
+  for (int b = 0; b < g_nin + g_nout; ++b) n += g_size[b] ? g_size[b] : 1;
+  for (int j = 0; j < g_nout; ++j) n += g_size[g_nin + j];
+  return n;
+}
+
+int take_snap() {
+  for (int i = 0; i <= kMaxWatched; ++i) {
+    if (g_snap_used[i]) continue;
+    if (!g_snaps[i][0])
+      for (int j = 0; j < g_nout; ++j) {
+        g_snaps[i][j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
+        if (!g_snaps[i][j]) fail("malloc failed for a snapshot");
+      }
+    g_snap_used[i] = true;
+    return i;
+  }
+  fail("no snapshot left");
+}
+
+// Ends the watch of the calls made since the last one: samples the
+// threads, compares each call's outputs with their copy and its inputs
+// with what was passed, and records the calls in order. The last call's
+// buffers stay (g_cur), for a call that reuses them.
+void end_watch() {
+  if (g_nwatched == 0) return;
+  const double first = g_watched[0].returned, last = g_watched[g_nwatched - 1].returned;
+  const int running = running_threads(first, last);
+  sleep_until_ms(last + 50);
+  for (int i = 0; i < g_nwatched; ++i) {
+    const Watched& w = g_watched[i];
+    const Call& k = g_calls[w.call];
+    RecordInfo r;
+    r.call = w.call;
+    r.seq = w.seq;
+    r.set = k.set;
+    r.layout = k.layout;
+    r.fill = k.fill;
+    r.threads = w.threads;
+    r.running = running;
+    r.same = w.same;
+    for (int j = 0; j < g_nout; ++j)
+      r.changed |= memcmp(g_snaps[w.snap][j], w.bufs[g_nin + j].data, g_size[g_nin + j]) != 0;
+    for (int b = 0; b < g_nin && r.input_changed < 0; ++b)
+      if (memcmp(w.bufs[b].data, block_of(k.set, b), g_size[b]) != 0) r.input_changed = b;
+    emit_record(r, g_snaps[w.snap]);
+  }
+  for (int i = 0; i + 1 < g_nwatched; ++i)
+    for (int b = 0; b < g_nin + g_nout; ++b) free_buffer(g_watched[i].bufs[b]);
+  for (int i = 0; i <= kMaxWatched; ++i) g_snap_used[i] = i == g_prev_snap;
+  g_nwatched = 0;
+  g_watched_bytes = 0;
+  register_regions();
+}
+
 void run_call(int c) {
   const Call& k = g_calls[c];
+  if (g_nwatched > 0 && (!k.fresh || g_nwatched == kMaxWatched || g_watched_bytes + call_bytes() > kMaxWatchedBytes ||
+                         now_ms() - g_watched[0].returned + g_call_span_ms > kMaxSpanMs))
+    end_watch();
+  const double start = now_ms();
   prepare(k.set, k.layout, k.fresh != 0, k.fill);
   Line begin;
   begin.s("begin call=").i(c).emit();
   g_call = c;
-  RecordInfo r;
-  r.call = c;
-  r.seq = call_on(g_cur);
-  for (int j = 0; j < g_nout; ++j) memcpy(g_snapshot[j], g_cur[g_nin + j].data, g_size[g_nin + j]);
-  r.threads = count_threads();
-  r.running = running_threads();
-  for (int j = 0; j < g_nout; ++j) r.changed |= memcmp(g_snapshot[j], g_cur[g_nin + j].data, g_size[g_nin + j]) != 0;
-  for (int i = 0; i < g_nin && r.input_changed < 0; ++i)
-    if (memcmp(g_cur[i].data, block_of(k.set, i), g_size[i]) != 0) r.input_changed = i;
-  r.set = k.set;
-  r.layout = k.layout;
-  r.fill = k.fill;
+  Watched& w = g_watched[g_nwatched];
+  w.call = c;
+  w.seq = call_on(g_cur);
+  w.returned = now_ms();
+  w.snap = take_snap();
+  for (int j = 0; j < g_nout; ++j) memcpy(g_snaps[w.snap][j], g_cur[g_nin + j].data, g_size[g_nin + j]);
+  w.threads = count_threads();
+  for (int b = 0; b < g_nin + g_nout; ++b) w.bufs[b] = g_cur[b];
   // Outputs bit for bit the previous battery call's (consecutive calls on
   // one set, for a deterministic kernel) are recorded as that call's.
   bool same = g_prev_record >= 0;
-  for (int j = 0; j < g_nout && same; ++j) same = memcmp(g_snapshot[j], g_prev_snapshot[j], g_size[g_nin + j]) == 0;
-  if (same) r.same = g_prev_record;
-  g_prev_record = emit_record(r, g_snapshot);
-  if (!same)
-    for (int j = 0; j < g_nout; ++j) {
-      unsigned char* t = g_snapshot[j];
-      g_snapshot[j] = g_prev_snapshot[j];
-      g_prev_snapshot[j] = t;
-    }
+  for (int j = 0; j < g_nout && same; ++j)
+    same = memcmp(g_snaps[w.snap][j], g_snaps[g_prev_snap][j], g_size[g_nin + j]) == 0;
+  w.same = same ? g_prev_record : -1;
+  g_prev_record = c;
+  if (!same) g_prev_snap = w.snap;
+  ++g_nwatched;
+  g_watched_bytes += call_bytes();
+  g_call_span_ms = now_ms() - start;
+  register_regions();
 }
 
-double now_ms() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+// ---- keyed digests of outputs ------------------------------------------------
+//
+// The soak and the concurrent rounds compare every call's outputs with its
+// slot's baseline through digests, one per chunk of 1 MiB of the outputs,
+// so that each output byte is read once and the baseline's digests are
+// computed once. A digest is NH (UMAC's universal hash: the sum of products
+// of pairs of 32-bit words, each plus a key word, mod 2^64; twice, with
+// keys kNhShift words apart) over blocks of 4 KiB, then a polynomial
+// modulo 2^61 - 1 at a key point over the blocks' sums. For two chunks that
+// differ, the chance over the key that their digests agree is below
+// 2^-50. The key comes from the run's seed (the plan's `key`) and is kept
+// on the heap, where no symbol names it; a kernel that cannot find it cannot
+// aim a wrong output at a digest. Recorded calls are still compared byte
+// for byte.
+enum { kChunk = 1 << 20, kNhBytes = 4096, kNhWords = kNhBytes / 4, kNhShift = 8 };
+const uint64_t kP61 = (uint64_t{1} << 61) - 1;
+
+struct DigestKey {
+  uint32_t nh[kNhWords + kNhShift];
+  uint64_t point;  // in [2, 2^61 - 2]
+};
+const DigestKey* g_digest_key = nullptr;
+
+uint64_t splitmix64(uint64_t* s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void make_digest_key(uint64_t seed) {
+  DigestKey* k = static_cast<DigestKey*>(malloc(sizeof(DigestKey)));
+  if (!k) fail("malloc failed for the digest key");
+  for (int i = 0; i < kNhWords + kNhShift; ++i) k->nh[i] = static_cast<uint32_t>(splitmix64(&seed));
+  do k->point = splitmix64(&seed) & kP61;
+  while (k->point < 2 || k->point == kP61);
+  g_digest_key = k;
+}
+
+// a * b mod 2^61 - 1, for a < 2^62 and b < 2^61.
+uint64_t mulmod61(uint64_t a, uint64_t b) {
+  const unsigned __int128 z = static_cast<unsigned __int128>(a) * b;
+  uint64_t s = (static_cast<uint64_t>(z) & kP61) + static_cast<uint64_t>(z >> 61);
+  s = (s & kP61) + (s >> 61);
+  return s >= kP61 ? s - kP61 : s;
+}
+
+// NH of one block of kNhBytes with the key (h0) and the key kNhShift words
+// on (h1).
+void nh_block(const unsigned char* p, const uint32_t* k, uint64_t* h0, uint64_t* h1) {
+#if defined(__AVX2__)
+  __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
+  for (int i = 0; i < kNhWords; i += 8) {
+    const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4 * i));
+    const __m256i s0 = _mm256_add_epi32(m, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k + i)));
+    const __m256i s1 = _mm256_add_epi32(m, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k + i + kNhShift)));
+    // Each 64-bit lane: its low word plus key times its high word plus key.
+    a0 = _mm256_add_epi64(a0, _mm256_mul_epu32(s0, _mm256_srli_epi64(s0, 32)));
+    a1 = _mm256_add_epi64(a1, _mm256_mul_epu32(s1, _mm256_srli_epi64(s1, 32)));
+  }
+  uint64_t t0[4], t1[4];
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(t0), a0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(t1), a1);
+  *h0 = t0[0] + t0[1] + t0[2] + t0[3];
+  *h1 = t1[0] + t1[1] + t1[2] + t1[3];
+#else
+  uint64_t x0 = 0, x1 = 0;
+  for (int i = 0; i < kNhWords; i += 2) {
+    uint32_t m0, m1;
+    memcpy(&m0, p + 4 * i, 4);
+    memcpy(&m1, p + 4 * i + 4, 4);
+    x0 += static_cast<uint64_t>(static_cast<uint32_t>(m0 + k[i])) * static_cast<uint32_t>(m1 + k[i + 1]);
+    x1 += static_cast<uint64_t>(static_cast<uint32_t>(m0 + k[i + kNhShift])) *
+          static_cast<uint32_t>(m1 + k[i + 1 + kNhShift]);
+  }
+  *h0 = x0;
+  *h1 = x1;
+#endif
+}
+
+// The digest of the n bytes at p (n at most kChunk; the last block is
+// padded with zeros: chunks compared are of equal length).
+uint64_t digest(const unsigned char* p, size_t n) {
+  const DigestKey& key = *g_digest_key;
+  uint64_t h = 0;
+  auto absorb = [&](uint64_t v) {
+    h = mulmod61(h, key.point) + (v & 0xFFFFFFFFu);
+    h = mulmod61(h, key.point) + (v >> 32);
+  };
+  uint64_t h0, h1;
+  size_t off = 0;
+  for (; off + kNhBytes <= n; off += kNhBytes) {
+    nh_block(p + off, key.nh, &h0, &h1);
+    absorb(h0);
+    absorb(h1);
+  }
+  if (off < n) {
+    unsigned char last[kNhBytes];
+    memset(last, 0, sizeof last);
+    memcpy(last, p + off, n - off);
+    nh_block(last, key.nh, &h0, &h1);
+    absorb(h0);
+    absorb(h1);
+  }
+  return h;
+}
+
+long long output_chunks() {
+  long long n = 0;
+  for (int j = 0; j < g_nout; ++j) n += static_cast<long long>((g_size[g_nin + j] + kChunk - 1) / kChunk);
+  return n;
+}
+
+// Output j and the byte range of chunk c of the outputs, back to back.
+void chunk_range(long long c, int* out, size_t* lo, size_t* hi) {
+  for (int j = 0; j < g_nout; ++j) {
+    size_t n = g_size[g_nin + j];
+    long long chunks = static_cast<long long>((n + kChunk - 1) / kChunk);
+    if (c < chunks) {
+      *out = j;
+      *lo = static_cast<size_t>(c) * kChunk;
+      *hi = *lo + kChunk < n ? *lo + kChunk : n;
+      return;
+    }
+    c -= chunks;
+  }
+  *out = -1;
+  *lo = *hi = 0;
 }
 
 // ---- slots: buffers kept across the later phases ----------------------------
@@ -617,6 +935,23 @@ bool matches_baseline(int k) {
   for (int j = 0; j < g_nout; ++j)
     if (memcmp(g_slot[k][g_nin + j].data, g_base[k][j], g_size[g_nin + j]) != 0) return false;
   return true;
+}
+
+uint64_t* g_base_digest[kMaxSlots];  // each slot's baseline, a digest per chunk
+
+uint64_t chunk_digest(int k, long long c) {
+  int j;
+  size_t lo, hi;
+  chunk_range(c, &j, &lo, &hi);
+  return digest(g_slot[k][g_nin + j].data + lo, hi - lo);
+}
+
+// Whether slot k's outputs differ from its baseline, by their digests.
+bool digest_differs(int k) {
+  const long long chunks = output_chunks();
+  for (long long c = 0; c < chunks; ++c)
+    if (chunk_digest(k, c) != g_base_digest[k][c]) return true;
+  return false;
 }
 
 // One call on slot k with `fill`; returns the sequence number it had.
@@ -650,7 +985,7 @@ void record_slot(int k, int fill, long long seq, int phase, int thread = 0, int 
 // call has the machine as before. The caller takes chunks from the start
 // without waiting for the helper, so a helper that gets no core only
 // means that the caller does every chunk itself.
-enum { kChunk = 1 << 20, kHelpFill = 1, kHelpCompare = 2 };
+enum { kHelpFill = 1, kHelpCompare = 2 };
 struct HelpTask {
   int op, slot, fill;
   long long gen;  // which task the chunks below belong to
@@ -667,35 +1002,12 @@ long long g_help_chunks = 0;           // chunks of the current task
 bool g_helper_running = false;
 pthread_t g_helper;
 
-long long output_chunks() {
-  long long n = 0;
-  for (int j = 0; j < g_nout; ++j) n += static_cast<long long>((g_size[g_nin + j] + kChunk - 1) / kChunk);
-  return n;
-}
-
-// Output j and the byte range of chunk c of the outputs, back to back.
-void chunk_range(long long c, int* out, size_t* lo, size_t* hi) {
-  for (int j = 0; j < g_nout; ++j) {
-    size_t n = g_size[g_nin + j];
-    long long chunks = static_cast<long long>((n + kChunk - 1) / kChunk);
-    if (c < chunks) {
-      *out = j;
-      *lo = static_cast<size_t>(c) * kChunk;
-      *hi = *lo + kChunk < n ? *lo + kChunk : n;
-      return;
-    }
-    c -= chunks;
-  }
-  *out = -1;
-  *lo = *hi = 0;
-}
-
 void fill_range(Buffer* bufs, int fill, int j, size_t lo, size_t hi) {
   const Fill& f = g_fills[fill];
   Buffer& b = bufs[g_nin + j];
-  if (f.kind == kPoison) memset(b.data + lo, 0xFF, hi - lo);
-  else if (f.kind == kZeros) memset(b.data + lo, 0, hi - lo);
-  else if (f.kind == kData) memcpy(b.data + lo, g_fill_data + f.off[j] + lo, hi - lo);
+  if (f.kind == kPoison) fill_bytes(b.data + lo, nullptr, 0xFF, hi - lo);
+  else if (f.kind == kZeros) fill_bytes(b.data + lo, nullptr, 0, hi - lo);
+  else if (f.kind == kData) fill_bytes(b.data + lo, g_fill_data + f.off[j] + lo, 0, hi - lo);
 }
 
 // Takes and does chunks of task `gen` until none is left.
@@ -712,7 +1024,7 @@ void do_chunks(const HelpTask& t) {
     if (t.op == kHelpFill) {
       fill_range(g_slot[t.slot], t.fill, j, lo, hi);
     } else if (!__atomic_load_n(&g_help_differs, __ATOMIC_RELAXED) &&
-               memcmp(g_slot[t.slot][g_nin + j].data + lo, g_base[t.slot][j] + lo, hi - lo) != 0) {
+               digest(g_slot[t.slot][g_nin + j].data + lo, hi - lo) != g_base_digest[t.slot][c]) {
       __atomic_store_n(&g_help_differs, 1, __ATOMIC_RELAXED);
     }
     __atomic_add_fetch(&g_help_done, 1, __ATOMIC_RELEASE);
@@ -737,7 +1049,7 @@ void* helper_main(void*) {
 
 // One task on slot k, split with the helper when there is one and the
 // outputs span more than one chunk; returns whether the outputs differ
-// from the baseline (kHelpCompare).
+// from the baseline by their digests (kHelpCompare).
 bool split_task(int op, int k, int fill) {
   const long long chunks = output_chunks();
   if (!g_helper_running || chunks < 2) {
@@ -745,7 +1057,7 @@ bool split_task(int op, int k, int fill) {
       apply_fill(g_slot[k], fill);
       return false;
     }
-    return !matches_baseline(k);
+    return digest_differs(k);
   }
   HelpTask t;
   pthread_mutex_lock(&g_help_mu);
@@ -804,12 +1116,15 @@ void make_slots() {
       g_base[k][j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
       if (!g_base[k][j]) fail("malloc failed for a baseline");
     }
+    g_base_digest[k] = static_cast<uint64_t*>(malloc(sizeof(uint64_t) * (output_chunks() + 1)));
+    if (!g_base_digest[k]) fail("malloc failed for a baseline");
   }
   register_regions();
   g_call = -6;
   for (int k = 0; k < g_nslots; ++k) {
     long long seq = slot_call(k, g_slot_fill[k]);
     for (int j = 0; j < g_nout; ++j) memcpy(g_base[k][j], g_slot[k][g_nin + j].data, g_size[g_nin + j]);
+    for (long long c = 0; c < output_chunks(); ++c) g_base_digest[k][c] = chunk_digest(k, c);
     record_slot(k, g_slot_fill[k], seq, kPhaseBaseline);
   }
   // A warm call's time, for the bursts of the concurrent rounds: calls on
@@ -838,9 +1153,26 @@ Barrier g_barrier;
 int g_in_call[2];           // thread t is inside a call
 long long g_started[2];     // calls thread t has started
 long long g_overlaps[2];    // calls of thread t that overlapped one of the other's
-enum { kMinOverlaps = 64 };
-int g_go = 1;
-int g_burst = 1;  // calls per thread per round: about 2 ms of them  // set by thread 0 at each barrier: another round follows
+// Thread t's time inside calls, as one word so that the other thread reads
+// it whole: (ns of its finished calls) << 1 between calls, and
+// ((ns of its finished calls - the current call's start) << 1) | 1 during
+// one (ns: now_ns()).
+long long g_busy_clock[2];
+long long g_overlap_ns[2];  // time thread t spent in calls while the other was in one
+int g_go = 1;  // set by thread 0 at each barrier: another round follows
+int g_burst = 1;  // calls per thread per round: about 2 ms of them
+
+long long now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+// How long thread t has been inside calls, up to `now` (ns).
+long long busy_ns(int t, long long now) {
+  const long long v = __atomic_load_n(&g_busy_clock[t], __ATOMIC_RELAXED);
+  return v & 1 ? (v >> 1) + now : v >> 1;
+}
 
 void barrier_wait(int* local_sense) {
   *local_sense = !*local_sense;
@@ -855,7 +1187,7 @@ void barrier_wait(int* local_sense) {
 
 struct Worker {
   int thread, slot, rounds = 0, bad_round = -1;
-  long long bad_seq = 0, last_seq = 0;
+  long long bad_seq = 0, last_seq = 0, busy = 0;  // busy: ns inside its own calls
   unsigned char* bad[kMaxBuffers];
 };
 
@@ -869,11 +1201,17 @@ void* concurrent_worker(void* arg) {
       long long overlaps = __atomic_load_n(&g_overlaps[0], __ATOMIC_RELAXED);
       long long o1 = __atomic_load_n(&g_overlaps[1], __ATOMIC_RELAXED);
       if (o1 < overlaps) overlaps = o1;
+      long long overlap_ns = __atomic_load_n(&g_overlap_ns[0], __ATOMIC_RELAXED);
+      long long n1 = __atomic_load_n(&g_overlap_ns[1], __ATOMIC_RELAXED);
+      if (n1 < overlap_ns) overlap_ns = n1;
       // At least min_rounds and min_ms, and until each thread had
-      // kMinOverlaps calls that overlapped the other's (a loaded machine
-      // takes longer to give both a core), but no longer than max_ms.
-      bool more = w.rounds < g_max_rounds &&
-                  (w.rounds < g_min_rounds || t - start < g_rounds_min_ms || overlaps < kMinOverlaps) &&
+      // min_overlaps calls that overlapped the other's, or, for slow calls,
+      // min_overlaps_slow that add up to min_overlap_ms of its time with
+      // both threads inside a call (a loaded machine takes longer to give
+      // both a core), but no longer than max_ms.
+      const bool overlapped = overlaps >= g_min_overlaps ||
+                              (overlaps >= g_min_overlaps_slow && overlap_ns >= g_min_overlap_ms * 1e6);
+      bool more = w.rounds < g_max_rounds && (w.rounds < g_min_rounds || t - start < g_rounds_min_ms || !overlapped) &&
                   !(w.rounds >= g_min_rounds && t - start >= g_rounds_max_ms);
       __atomic_store_n(&g_go, more ? 1 : 0, __ATOMIC_SEQ_CST);
       if (t - last_progress > 1000) {
@@ -894,12 +1232,20 @@ void* concurrent_worker(void* arg) {
       int other_in = __atomic_load_n(&g_in_call[other], __ATOMIC_RELAXED);
       __atomic_store_n(&g_in_call[me], 1, __ATOMIC_RELAXED);
       __atomic_add_fetch(&g_started[me], 1, __ATOMIC_RELAXED);
+      const long long begin = now_ns();
+      const long long other_before = busy_ns(other, begin);
+      __atomic_store_n(&g_busy_clock[me], ((w.busy - begin) << 1) | 1, __ATOMIC_RELAXED);
       w.last_seq = call_on(g_slot[w.slot]);
+      const long long end = now_ns();
+      w.busy += end - begin;
+      __atomic_store_n(&g_busy_clock[me], w.busy << 1, __ATOMIC_RELAXED);
+      // The other thread's time inside calls while this call ran.
+      __atomic_add_fetch(&g_overlap_ns[me], busy_ns(other, end) - other_before, __ATOMIC_RELAXED);
       __atomic_store_n(&g_in_call[me], 0, __ATOMIC_RELAXED);
       if (other_in || __atomic_load_n(&g_in_call[other], __ATOMIC_RELAXED) ||
           __atomic_load_n(&g_started[other], __ATOMIC_RELAXED) != other_started)
         __atomic_add_fetch(&g_overlaps[me], 1, __ATOMIC_RELAXED);
-      if (w.bad_round < 0 && !matches_baseline(w.slot)) {
+      if (w.bad_round < 0 && digest_differs(w.slot)) {
         w.bad_round = w.rounds;
         w.bad_seq = w.last_seq;
         for (int j = 0; j < g_nout; ++j) memcpy(w.bad[j], g_slot[w.slot][g_nin + j].data, g_size[g_nin + j]);
@@ -933,7 +1279,9 @@ void concurrent_rounds() {
   pthread_join(other, nullptr);
   Line rounds;
   long long overlaps = g_overlaps[0] < g_overlaps[1] ? g_overlaps[0] : g_overlaps[1];
-  rounds.s("rounds n=").i(w[0].rounds).s(" burst=").i(g_burst).s(" overlaps=").i(overlaps).emit();
+  long long overlap_ns = g_overlap_ns[0] < g_overlap_ns[1] ? g_overlap_ns[0] : g_overlap_ns[1];
+  rounds.s("rounds n=").i(w[0].rounds).s(" burst=").i(g_burst).s(" overlaps=").i(overlaps);
+  rounds.s(" overlap_ms=").i(overlap_ns / 1000000).emit();
   for (Worker& x : w) {
     if (x.bad_round >= 0) {
       RecordInfo r;
@@ -985,7 +1333,9 @@ void soak() {
     double t1 = now_ms();
     if (ms) ms[made] = t1 - t0;
     ++made;
-    if (!check_drift(c.slot, c.fill, seq, kPhaseSoak) && c.record) record_slot(c.slot, c.fill, seq, kPhaseSoak, 0, 1);
+    // A recorded call is compared with the baseline byte for byte again:
+    // same= must mean the same bytes.
+    if (!check_drift(c.slot, c.fill, seq, kPhaseSoak) && c.record) record_slot(c.slot, c.fill, seq, kPhaseSoak);
     if (t1 - last_progress > 1000) {
       Line p;
       p.s("progress soak=").i(made).emit();
@@ -1072,12 +1422,10 @@ int main(int argc, char** argv) {
     if (g_fills[f].kind == kData)
       for (int j = 0; j < g_nout; ++j)
         if (!g_fill_data || g_fills[f].off[j] + g_size[g_nin + j] > g_fill_len) fail("the fill file is short");
-  for (int j = 0; j < g_nout; ++j) {
-    g_snapshot[j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
-    g_prev_snapshot[j] = static_cast<unsigned char*>(malloc(g_size[g_nin + j] ? g_size[g_nin + j] : 1));
-    if (!g_snapshot[j] || !g_prev_snapshot[j]) fail("malloc failed for a snapshot");
-  }
   g_next_record = g_ncalls;
+  size_t call_total = 0;
+  for (int b = 0; b < g_nin + g_nout; ++b) call_total += g_size[b];
+  g_stream_fills = call_total > last_level_cache_bytes();
 
   Line ready;
   ready.s("ready threads=").i(count_threads()).emit();
@@ -1085,6 +1433,12 @@ int main(int argc, char** argv) {
     if (sanitized) g_calls[c].layout = kHeap;
     run_call(c);
   }
+  end_watch();
+  for (int i = 0; i <= kMaxWatched; ++i)  // the battery's copies are not needed after it
+    for (int j = 0; j < g_nout; ++j) {
+      free(g_snaps[i][j]);
+      g_snaps[i][j] = nullptr;
+    }
   if (!sanitized && g_nslots > 0) {
     wait_for_hold();
     make_slots();
@@ -1104,8 +1458,7 @@ int main(int argc, char** argv) {
     for (int b = 0; b < g_nin + g_nout; ++b) free_buffer(g_slot[k][b]);
   for (int k = 0; k < g_nslots; ++k)
     for (int j = 0; j < g_nout; ++j) free(g_base[k][j]);
-  for (int j = 0; j < g_nout; ++j) free(g_snapshot[j]);
-  for (int j = 0; j < g_nout; ++j) free(g_prev_snapshot[j]);
+  for (int k = 0; k < g_nslots; ++k) free(g_base_digest[k]);
   free(g_block_off);
   free(g_block_len);
   free(g_set_blocks);

@@ -52,7 +52,7 @@ void write_blocks(const DriverPlan& plan, const std::string& blocks_path) {
 
 void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& fills_path) {
   std::ostringstream p;
-  p << "axon-gate-plan 3\n";
+  p << "axon-gate-plan 4\n";
   p << "buffers " << plan.input_bytes.size() << " " << plan.output_bytes.size() << "\n";
   size_t b = 0;
   for (int64_t n : plan.input_bytes) p << "size " << b++ << " " << n << "\n";
@@ -107,7 +107,8 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
     p << "slot " << k << " " << plan.slots[k].first << " " << plan.slots[k].second << "\n";
   if (plan.concurrent_a >= 0)
     p << "concurrent " << plan.concurrent_a << " " << plan.concurrent_b << " " << plan.min_rounds << " "
-      << plan.max_rounds << " " << plan.rounds_min_ms << " " << plan.rounds_max_ms << "\n";
+      << plan.max_rounds << " " << plan.rounds_min_ms << " " << plan.rounds_max_ms << " " << plan.min_overlaps << " "
+      << plan.min_overlaps_slow << " " << plan.min_overlap_ms << "\n";
   if (!plan.soak.empty()) {
     p << "soak " << plan.soak.size() << " " << plan.soak_max_ms << "\n";
     for (const SoakCall& c : plan.soak) p << "s " << c.slot << " " << c.fill << " " << (c.record ? 1 : 0) << "\n";
@@ -119,6 +120,7 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
     p << "hold " << plan.hold_path << "\n";
   }
   if (plan.last_slot >= 0) p << "last " << plan.last_slot << " " << plan.last_fill << "\n";
+  p << "key " << plan.key << "\n";
   p << "end\n";
   std::ofstream out(plan_path);
   out << p.str();
@@ -225,6 +227,7 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
     } else if (kind == "rounds") {
       log.rounds = static_cast<int>(int_field(line, "n", -1));
       log.overlaps = int_field(line, "overlaps", -1);
+      log.overlap_ms = static_cast<double>(int_field(line, "overlap_ms", -1));
     } else if (kind == "error") {
       log.error = line.substr(6);
     } else if (kind == "done") {

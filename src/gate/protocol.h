@@ -2,7 +2,7 @@
 // candidate kernel (docs/gate.md, "protocol"). axon writes:
 //
 //   plan.txt    text, one record a line:
-//                 axon-gate-plan 3
+//                 axon-gate-plan 4
 //                 buffers <inputs> <outputs>
 //                 size <buffer> <bytes>            (inputs first, then outputs)
 //                 block <b> <offset> <bytes>       (a slice of blocks.bin)
@@ -12,10 +12,14 @@
 //                 call <c> <set> <layout> <fresh> <fill>   (layout: after|before|heap)
 //                 slot <k> <set> <fill>            (buffers kept for the phases below)
 //                 concurrent <slot a> <slot b> <min rounds> <max rounds> <min ms> <max ms>
+//                            <overlaps> <slow overlaps> <overlap ms>
 //                 soak <n> <max ms>                (then n lines: s <slot> <fill> <record 0|1>)
 //                 time                             (the soak's calls are timed)
 //                 hold <path>                      (the slots wait until the file exists)
 //                 last <slot> <fill>
+//                 key <n>                          (64 bits from the seed: the key of the
+//                                                   digests that compare slot calls with
+//                                                   their baselines)
 //                 end
 //   blocks.bin  the input buffers' bytes, in the kernel ABI's representation.
 //   fills.bin   output-sized blocks the "data" fills copy into outputs.
@@ -34,7 +38,7 @@
 //                 progress soak=<n> | progress hold | progress rounds=<n>
 //                 held ms=<n>                      (how long the slots waited for the hold file)
 //                 soaked calls=<n> planned=<n>
-//                 rounds n=<n> burst=<calls per thread and round> overlaps=<n>
+//                 rounds n=<n> burst=<calls per thread and round> overlaps=<n> overlap_ms=<n>
 //                 time median_ms=<x> min_ms=<x> max_ms=<x> reps=<n>
 //                 error <text>
 //                 done
@@ -111,13 +115,19 @@ struct DriverPlan {
   std::vector<std::pair<int, int>> slots;  // (set, baseline fill) per slot
   // Concurrent rounds on slots a and b; a < 0: none.
   int concurrent_a = -1, concurrent_b = -1;
-  int min_rounds = 16, max_rounds = 4096;
+  int min_rounds = 8, max_rounds = 4096;
   double rounds_min_ms = 300, rounds_max_ms = 5000;
+  // ... and until each thread made min_overlaps calls that overlapped one
+  // of the other's, or min_overlaps_slow that add up to min_overlap_ms of
+  // its time with both threads inside a call (docs/gate.md, "Verdict time").
+  int min_overlaps = 64, min_overlaps_slow = 8;
+  double min_overlap_ms = 400;
   std::vector<SoakCall> soak;
   double soak_max_ms = 5000;  // unrecorded soak calls stop after this long (GateOptions::repeat_s)
   bool timed = false;         // the soak's kernel calls are timed
   std::string hold_path;      // the slots wait for this file to exist (empty: no hold)
   int last_slot = -1, last_fill = 0;
+  uint64_t key = 0;  // the digests' key (drawn from the seed)
 
   /// Most records a run of this plan can write (for the file size limit).
   int max_records() const;
@@ -170,6 +180,7 @@ struct DriverLog {
   int64_t soaked = -1, soak_planned = -1;  // soak calls made and planned
   int rounds = -1;                         // concurrent rounds made
   int64_t overlaps = -1;                   // calls that overlapped the other thread's (the fewer of the two)
+  double overlap_ms = -1;                  // time in calls with the other thread in one too (the less of the two)
   double held_ms = -1;                     // how long the slots waited for the hold file
   std::string error;
 

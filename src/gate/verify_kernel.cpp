@@ -596,9 +596,12 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   if (optimised.log.soaked >= 0 && optimised.log.soaked < optimised.log.soak_planned)
     report.notes.push_back("the soak made " + std::to_string(optimised.log.soaked) + " of its " +
                            std::to_string(optimised.log.soak_planned) + " calls within its time limit");
-  if (optimised.log.overlaps >= 0 && optimised.log.overlaps < 64)
+  const DriverPlan& plan = battery.plan;
+  if (optimised.log.overlaps >= 0 && optimised.log.overlaps < plan.min_overlaps &&
+      !(optimised.log.overlaps >= plan.min_overlaps_slow && optimised.log.overlap_ms >= plan.min_overlap_ms))
     report.notes.push_back("only " + std::to_string(optimised.log.overlaps) +
-                           " calls of the concurrent rounds overlapped the other thread's");
+                           " calls of the concurrent rounds overlapped the other thread's (" +
+                           std::to_string(static_cast<int64_t>(optimised.log.overlap_ms)) + " ms)");
   if (user.log.done && user.log.calls < user.planned_calls)
     report.notes.push_back("the plain process made " + std::to_string(user.log.calls) + " of its " +
                            std::to_string(user.planned_calls) + " calls within its time limit");

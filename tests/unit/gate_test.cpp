@@ -5,6 +5,7 @@
 // count. tests/gate/ holds the large corpus.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -528,6 +529,126 @@ TEST(gate, SandboxWallClockStartsAtItsFile) {
   EXPECT_TRUE(held.exited && held.exit_code == 0) << held.describe();
   EXPECT_FALSE(held.killed_wall);
   std::remove(log.c_str());
+}
+
+// The battery watches several calls at once (docs/gate.md, "Verdict
+// time"): a kernel whose detached thread rewrites one call's output 30 ms
+// after that call returned, while the next calls run, is still caught, and
+// the calls were watched in groups (several begin lines before their end
+// lines).
+TEST(gate, TheBatterysGroupedWatchSeesAWriteAfterReturn) {
+  ir::Graph g = spec_graph();
+  const std::string body =
+      "#include <chrono>\n#include <cmath>\n#include <thread>\n"
+      "extern \"C\" void scaled_exp(const float* x, const float* s, float* out0) {\n"
+      "  static int calls = 0;\n"
+      "  for (int i = 0; i < 60; ++i) out0[i] = std::exp(x[i] * 0.5f) * s[i % 10];\n"
+      "  if (++calls != 6) return;\n"  // the battery's call 5, inside a group
+      "  std::thread([out0] {\n"
+      "    std::this_thread::sleep_for(std::chrono::milliseconds(30));\n"
+      "    out0[7] = 1e9f;\n"
+      "  }).detach();\n}\n";
+  gate::GateOptions o = quick();
+  o.work_dir = testing::TempDir() + "axon_gate_watch_" + std::to_string(getpid());
+  gate::GateReport r = gate::verify_kernel(g, body, o);
+  EXPECT_FALSE(r.accepted);
+  ASSERT_TRUE(r.has_reason(gate::reason::kWorkAfterReturn)) << codes(r);
+  bool changed = false;
+  for (const gate::Reason& x : r.reasons)
+    if (x.code == gate::reason::kWorkAfterReturn && x.message.find("outputs changed") != std::string::npos) {
+      changed = true;
+      EXPECT_EQ(x.evidence["call"], 5) << x.evidence.dump();
+    }
+  EXPECT_TRUE(changed) << codes(r);
+  std::ifstream events(o.work_dir + "/events_optimised.log");
+  int begins_in_a_row = 0, most = 0;
+  for (std::string line; std::getline(events, line);) {
+    if (line.rfind("begin call=", 0) == 0 && line.find("call=-") == std::string::npos) most = std::max(most, ++begins_in_a_row);
+    if (line.rfind("end ", 0) == 0) begins_in_a_row = 0;
+  }
+  EXPECT_GE(most, 3);
+  std::system(("rm -rf " + o.work_dir).c_str());
+}
+
+// Every soak call is compared whole with its slot's baseline (by keyed
+// digests): a kernel whose 1000th call (in the soak, after the rounds)
+// differs from the others in the lowest bit of its last element only is
+// recorded there with its two rechecks; one that is wrong by far on that
+// call alone is rejected as call_count_dependent.
+TEST(gate, TheSoakSeesOneCallDifferInOneBit) {
+  constexpr const char* kLarge = R"(import numpy as np
+
+def scaled_exp(x: "f32[600, 1000]", s: "f32[1000]"):
+    return np.exp(x * 0.5) * s
+)";
+  ir::Graph g = spec_graph(kLarge);
+  auto kernel_with = [](const std::string& change) {
+    return "#include <cmath>\n#include <cstring>\n#include <cstdint>\n"
+           "extern \"C\" void scaled_exp(const float* x, const float* s, float* out0) {\n"
+           "  static int calls = 0;\n"
+           "  for (int i = 0; i < 600 * 1000; ++i) out0[i] = std::exp(x[i] * 0.5f) * s[i % 1000];\n"
+           "  if (++calls != 1000) return;\n" + change + "}\n";
+  };
+  struct Case {
+    std::string change;
+    bool rejected;
+  } cases[] = {
+      {"  uint32_t b;\n  std::memcpy(&b, &out0[600 * 1000 - 1], 4);\n  b ^= 1;\n"
+       "  std::memcpy(&out0[600 * 1000 - 1], &b, 4);\n",
+       false},
+      {"  out0[600 * 1000 - 1] += 1.0f;\n", true},
+  };
+  for (const Case& c : cases) {
+    gate::GateOptions o = quick();
+    o.time_kernel = true;
+    o.repeat_s = 60;  // every planned soak call is made
+    o.work_dir = testing::TempDir() + "axon_gate_bit_" + std::to_string(getpid());
+    gate::GateReport r = gate::verify_kernel(g, kernel_with(c.change), o);
+    if (c.rejected) {
+      EXPECT_FALSE(r.accepted);
+      EXPECT_TRUE(r.has_reason(gate::reason::kCallCountDependent)) << codes(r);
+    }
+    std::ifstream events(o.work_dir + "/events_optimised.log");
+    std::vector<std::string> ends;
+    for (std::string line; std::getline(events, line);)
+      if (line.rfind("end ", 0) == 0) ends.push_back(line);
+    int drifts = 0;
+    for (size_t i = 0; i + 2 < ends.size(); ++i)
+      if (ends[i].find(" phase=soak ") != std::string::npos && ends[i].find(" seq=999 ") != std::string::npos &&
+          ends[i].find(" same=") == std::string::npos && ends[i + 1].find(" phase=recheck ") != std::string::npos &&
+          ends[i + 2].find(" phase=recheck ") != std::string::npos)
+        ++drifts;
+    EXPECT_EQ(drifts, 1) << c.change;
+    std::system(("rm -rf " + o.work_dir).c_str());
+  }
+}
+
+// A slow kernel (about 20 ms a call) that keeps its row in a static array
+// across a wait is not reentrant: the concurrent rounds, which end for slow
+// calls once 8 overlapped calls add up to 400 ms of overlap rather than
+// after 64 of them, see a wrong call, and did not need 5 s to.
+TEST(gate, TheRoundsCatchASlowKernelsSharedScratch) {
+  ir::Graph g = spec_graph();
+  const std::string body =
+      "#include <cmath>\nstatic volatile float g_row[10];\n"
+      "extern \"C\" void scaled_exp(const float* x, const float* s, float* out0) {\n"
+      "  for (int i = 0; i < 6; ++i) {\n"
+      "    for (int j = 0; j < 10; ++j) g_row[j] = std::exp(x[i * 10 + j] * 0.5f) * s[j];\n"
+      "    for (volatile long spin = 0; spin < 2500000; ++spin) {\n    }\n"
+      "    for (int j = 0; j < 10; ++j) out0[i * 10 + j] = g_row[j];\n  }\n}\n";
+  gate::GateOptions o = quick();
+  o.work_dir = testing::TempDir() + "axon_gate_slow_rounds_" + std::to_string(getpid());
+  gate::GateReport r = gate::verify_kernel(g, body, o);
+  EXPECT_FALSE(r.accepted);
+  ASSERT_TRUE(r.has_reason(gate::reason::kNotReentrant)) << codes(r);
+  for (const gate::Reason& x : r.reasons)
+    if (x.code == gate::reason::kNotReentrant) EXPECT_EQ(x.evidence["wrong_call"]["phase"], "concurrent") << x.evidence.dump();
+  gate::DriverLog log = gate::read_driver_log(gate::DriverPlan{}, o.work_dir + "/events_optimised.log", "");
+  EXPECT_GE(log.rounds, 8);
+  EXPECT_GE(log.overlaps, 8);
+  EXPECT_LT(log.overlaps, 64);  // ended by the overlapped time
+  EXPECT_GE(log.overlap_ms, 400);
+  std::system(("rm -rf " + o.work_dir).c_str());
 }
 
 TEST(gate, EveryReasonCodeIsListed) {
