@@ -423,7 +423,12 @@ void sleep_until_ms(double t) {
 
 // Threads other than this one that used the CPU between the times `from`
 // and `to` (now_ms). A parked OpenMP pool sleeps in the kernel and uses
-// none. `only` (tids, -1 ends) limits the count to those.
+// none. `only` (tids, -1 ends) limits the count to those. A thread that
+// was runnable at both samples and got no CPU between them (a loaded
+// machine starved it) leaves the window open: it is sampled again 30 ms
+// later, up to four times, so that a thread that keeps working is not
+// missed for lack of a core (an honest worker finishing its spin late
+// goes to sleep once it runs, and is not busy).
 int busy_threads(double from, double to, long* tids, int max_tids, const long* only) {
   enum { kMax = 1024 };
   static Task a[kMax], b[kMax];
@@ -432,6 +437,19 @@ int busy_threads(double from, double to, long* tids, int max_tids, const long* o
   sleep_until_ms(to);
   int nb = sample_tasks(b, kMax);
   long self = static_cast<long>(getpid());
+  for (int extra = 0; extra < 4; ++extra) {
+    bool starved = false;
+    for (int j = 0; j < nb && !starved; ++j) {
+      if (b[j].tid == self || b[j].state != 'R') continue;
+      bool listed = only == nullptr;
+      for (const long* t = only; t && *t >= 0 && !listed; ++t) listed = *t == b[j].tid;
+      for (int i = 0; i < na && listed && !starved; ++i)
+        starved = a[i].tid == b[j].tid && a[i].state == 'R' && b[j].ticks == a[i].ticks;
+    }
+    if (!starved) break;
+    sleep_ms(30);
+    nb = sample_tasks(b, kMax);
+  }
   int running = 0;
   for (int j = 0; j < nb; ++j) {
     if (b[j].tid == self) continue;
@@ -946,9 +964,13 @@ uint64_t chunk_digest(int k, long long c) {
   return digest(g_slot[k][g_nin + j].data + lo, hi - lo);
 }
 
-// Whether slot k's outputs differ from its baseline, by their digests.
-bool digest_differs(int k) {
+// Whether slot k's outputs differ from its baseline: byte for byte when
+// they fit in one chunk (a small baseline stays in cache, and reading it
+// costs little), else by their digests, where reading the baseline as
+// well would double what the comparison reads.
+bool differs_from_baseline(int k) {
   const long long chunks = output_chunks();
+  if (chunks < 2) return !matches_baseline(k);
   for (long long c = 0; c < chunks; ++c)
     if (chunk_digest(k, c) != g_base_digest[k][c]) return true;
   return false;
@@ -1049,7 +1071,7 @@ void* helper_main(void*) {
 
 // One task on slot k, split with the helper when there is one and the
 // outputs span more than one chunk; returns whether the outputs differ
-// from the baseline by their digests (kHelpCompare).
+// from the baseline (kHelpCompare; by their digests when split).
 bool split_task(int op, int k, int fill) {
   const long long chunks = output_chunks();
   if (!g_helper_running || chunks < 2) {
@@ -1057,7 +1079,7 @@ bool split_task(int op, int k, int fill) {
       apply_fill(g_slot[k], fill);
       return false;
     }
-    return digest_differs(k);
+    return differs_from_baseline(k);
   }
   HelpTask t;
   pthread_mutex_lock(&g_help_mu);
@@ -1245,7 +1267,7 @@ void* concurrent_worker(void* arg) {
       if (other_in || __atomic_load_n(&g_in_call[other], __ATOMIC_RELAXED) ||
           __atomic_load_n(&g_started[other], __ATOMIC_RELAXED) != other_started)
         __atomic_add_fetch(&g_overlaps[me], 1, __ATOMIC_RELAXED);
-      if (w.bad_round < 0 && digest_differs(w.slot)) {
+      if (w.bad_round < 0 && differs_from_baseline(w.slot)) {
         w.bad_round = w.rounds;
         w.bad_seq = w.last_seq;
         for (int j = 0; j < g_nout; ++j) memcpy(w.bad[j], g_slot[w.slot][g_nin + j].data, g_size[g_nin + j]);
