@@ -13,6 +13,7 @@
 #include "gate/hashing.h"
 #include "verify/error_budget.h"
 #include "verify/kernel_io.h"
+#include "verify/random_values.h"
 #include "ir/real.h"
 
 namespace axon::gate {
@@ -68,10 +69,8 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel, const 
         s.distribution = derived ? d.name : verify::distribution_name(d.d);
         s.seed = set_seed(seed, static_cast<int>(k));
         s.compared = true;
-        s.inputs = verify::random_inputs(g, s.seed, d.d);
-        if (derived) verify::scale_and_shift(s.inputs, d.scale, d.offset);
-        for (size_t p = 0; p < g.params.size(); ++p)
-          drawn_blocks[k].push_back(verify::to_buffer(s.inputs[p], g.params[p].type.dtype));
+        // The values and the kernel's bytes of them in one pass.
+        s.inputs = verify::random_inputs(g, s.seed, verify::Draw{d.d, d.scale, d.offset}, &drawn_blocks[k]);
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_mu);
@@ -107,8 +106,7 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel, const 
     s.distribution = a.distribution;
     s.seed = a.seed;
     s.varied_param = static_cast<int>(p);
-    s.compared = false;
-    for (size_t q = 0; q < g.params.size(); ++q) s.inputs.push_back(b.sets[q == p ? 1 : 0].inputs[q]);
+    s.compared = false;  // its inputs are A's and B's: References::ensure takes them from there
     s.blocks = a.blocks;
     s.blocks[p] = b.sets[1].blocks[p];
     b.sets.push_back(std::move(s));
@@ -121,17 +119,31 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel, const 
   for (ir::NodeId o : g.outputs) b.plan.output_bytes.push_back(buffer_bytes(g[o].type));
   for (const BatterySet& s : b.sets) b.plan.sets.push_back(s.blocks);
 
-  // Fills: the data of nan and random now, the references later.
+  // Fills: the data of nan and random now, the references later. Their
+  // values are streams of their own (verify/random_values.h), so that the
+  // draws below do not depend on the outputs' sizes.
   std::mt19937_64 rng(set_seed(seed, 1000));
+  int fill_streams = 0;
   auto fill_block = [&](const ir::Type& t, bool nan) {
-    std::vector<uint8_t> bytes(static_cast<size_t>(buffer_bytes(t)));
+    const uint64_t key = set_seed(seed, 1001 + fill_streams++);
+    const int64_t n = std::max<int64_t>(t.numel(), 1);
     const int w = ir::dtype_bytes(t.dtype);
-    std::normal_distribution<double> normal;
-    std::vector<double> random_values;  // finite floats, converted in one pass below
-    for (size_t i = 0; i + static_cast<size_t>(w) <= bytes.size(); i += static_cast<size_t>(w)) {
-      uint64_t r = rng();
-      if (nan && (t.dtype == ir::DType::F32 || t.dtype == ir::DType::F64 || t.dtype == ir::DType::F16 ||
-                  t.dtype == ir::DType::BF16)) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(n * w));
+    if (!nan && ir::is_float(t.dtype)) {
+      // Finite values: normal values times 2^k, k uniform in [-4, 4].
+      constexpr double kPow2[9] = {0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16};
+      std::vector<double> values(static_cast<size_t>(n + 1));
+      verify::normal_values(key, 0, (n + 1) / 2, values.data());
+      values.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        values[static_cast<size_t>(i)] *= kPow2[verify::stream_word(~key, static_cast<uint64_t>(i) + 1) % 9];
+      return verify::to_buffer(ir::Tensor{t, std::move(values)}, t.dtype);
+    }
+    const bool nan_float = nan && ir::is_float(t.dtype);
+    for (int64_t e = 0; e < n; ++e) {
+      const size_t i = static_cast<size_t>(e * w);
+      const uint64_t r = verify::stream_word(key, static_cast<uint64_t>(e) + 1);
+      if (nan_float) {
         // Exponent all ones, a random sign and a random non-zero payload.
         if (w == 4) {
           uint32_t v = 0x7F800000u | static_cast<uint32_t>((r >> 8) & 0x7FFFFF) | (r & 1 ? 0x80000000u : 0);
@@ -150,13 +162,10 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel, const 
         }
       } else if (t.dtype == ir::DType::Bool) {
         bytes[i] = static_cast<uint8_t>(r & 1);
-      } else if (!nan && ir::is_float(t.dtype)) {
-        random_values.push_back(normal(rng) * std::ldexp(1.0, static_cast<int>(r % 9) - 4));
       } else {
         std::memcpy(&bytes[i], &r, static_cast<size_t>(w));
       }
     }
-    if (!random_values.empty()) bytes = verify::to_buffer(ir::Tensor{t, std::move(random_values)}, t.dtype);
     return bytes;
   };
   auto add_fill = [&](const std::string& name, FillKind kind) {
@@ -273,7 +282,16 @@ References::References(const ir::Graph& g, const Battery& b) : g_(g), b_(b), ent
 void References::ensure(int set) {
   Entry& e = entries_.at(static_cast<size_t>(set));
   std::call_once(e.once, [&] {
-    verify::ReferenceWithBounds r = eval_.evaluate(b_.sets[static_cast<size_t>(set)].inputs);
+    const BatterySet& s = b_.sets[static_cast<size_t>(set)];
+    verify::ReferenceWithBounds r;
+    if (s.varied_param < 0) {
+      r = eval_.evaluate(s.inputs);
+    } else {  // a mixed set, computed only when a call's output calls for it: A with one parameter of B
+      std::vector<ir::Tensor> inputs;
+      for (size_t q = 0; q < b_.sets[0].inputs.size(); ++q)
+        inputs.push_back(b_.sets[q == static_cast<size_t>(s.varied_param) ? 1 : 0].inputs[q]);
+      r = eval_.evaluate(inputs);
+    }
     e.ref = std::move(r.reference);
     e.bound = std::move(r.bounds);
   });

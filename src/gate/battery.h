@@ -59,8 +59,8 @@ struct BatterySet {
   uint64_t seed = 0;
   int varied_param = -1;  // mixed sets: the parameter taken from B
   bool compared = false;  // judged against the reference (not the mixed sets)
-  std::vector<ir::Tensor> inputs;
-  std::vector<int> blocks;  // plan block of each parameter
+  std::vector<ir::Tensor> inputs;  // empty for the mixed sets: A's, with B's varied_param
+  std::vector<int> blocks;         // plan block of each parameter
 };
 
 /// Call indices of the fixed part of the battery.

@@ -52,8 +52,8 @@ Measurer::Measurer(const ir::Graph& g, MeasureOptions opts) : g_(g), opts_(std::
   // Big graphs: the compiled float64 twin (compiled_reference.h).
   ReferenceEvaluator references(g_);
   for (int i = 0; i < std::max(1, opts_.check_inputs); ++i) {
-    auto in = verify::random_inputs(g_, opts_.check_seed + static_cast<uint64_t>(i));
-    if (opts_.input_offset != 0) verify::scale_and_shift(in, 1, opts_.input_offset);
+    auto in = verify::random_inputs(g_, opts_.check_seed + static_cast<uint64_t>(i),
+                                    verify::Draw{verify::Distribution::Normal, 1, opts_.input_offset});
     verify::ReferenceWithBounds rb = references.evaluate(in);
     inputs_.push_back(std::move(in));
     reference_.push_back(std::move(rb.reference));
