@@ -332,7 +332,7 @@ const std::vector<ir::Tensor>& References::bounds(int set) {
 std::vector<InputSet> describe_inputs(const Battery& b) {
   // Each block once (the mixed sets share theirs).
   std::vector<uint64_t> hash;
-  for (const std::vector<uint8_t>& block : b.plan.blocks) hash.push_back(fnv1a64(block.data(), block.size()));
+  for (const std::vector<uint8_t>& block : b.plan.blocks) hash.push_back(fast_fingerprint(block.data(), block.size()));
   std::vector<InputSet> out;
   for (const BatterySet& s : b.sets) {
     InputSet i;

@@ -130,7 +130,7 @@ class References {
 /// Writes the references of sets 0 and 1 into the fills that hold them.
 void fill_reference_outputs(const ir::Graph& g, Battery& b, References& refs);
 
-/// One InputSet per battery set, with FNV-1a hashes of its buffers.
+/// One InputSet per battery set, with the hashes (fast_fingerprint) of its buffers.
 std::vector<InputSet> describe_inputs(const Battery& b);
 
 }  // namespace axon::gate

@@ -103,7 +103,7 @@ struct InputSet {
   std::string name;          // "normal", "normal#2", "large", "normal with b from normal#2", ...
   std::string distribution;  // verify::distribution_name of the values
   uint64_t seed = 0;         // verify::random_inputs seed of the values
-  std::vector<std::string> hashes;  // FNV-1a 64 of each parameter's buffer, hex
+  std::vector<std::string> hashes;  // fast_fingerprint of each parameter's buffer, hex
 };
 
 struct Roofline {

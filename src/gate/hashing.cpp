@@ -1,16 +1,10 @@
 #include "gate/hashing.h"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 
 namespace axon::gate {
-
-uint64_t fnv1a64(const void* data, size_t n) {
-  const unsigned char* p = static_cast<const unsigned char*>(data);
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
 
 namespace {
 
@@ -40,6 +34,7 @@ uint64_t fast_fingerprint(const void* data, size_t n) {
     for (int k = 0; k < 4; ++k) {
       uint64_t w;
       std::memcpy(&w, p + i + 8 * k, 8);
+      if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
       lane[k] = lane_step(lane[k], w);
     }
   uint64_t h = rotl(lane[0], 1) + rotl(lane[1], 7) + rotl(lane[2], 12) + rotl(lane[3], 18) + n;

@@ -1,8 +1,8 @@
-// Fingerprints: FNV-1a 64 of input buffers, which the gate's report quotes
-// (enough to tell a replayed input from another), SHA-256 of the
-// candidate's source (what people compare across machines), and a fast
-// word-wise fingerprint that only sorts outputs into likely-equal groups
-// before a byte comparison decides (never reported).
+// Fingerprints: a fast word-wise 64-bit hash of buffers, which the gate's
+// report quotes for each input (enough to tell a replayed input from
+// another) and which sorts outputs into likely-equal groups before a byte
+// comparison decides, and SHA-256 of the candidate's source (what people
+// compare across machines).
 #pragma once
 
 #include <cstddef>
@@ -11,10 +11,10 @@
 
 namespace axon::gate {
 
-uint64_t fnv1a64(const void* data, size_t n);
-/// 8 bytes at a time on four independent lanes (several GB/s, against
-/// FNV-1a's one byte per multiply); equal bytes give equal values. Not a
-/// stable format: only compare values from one process.
+/// 8 bytes at a time (little-endian words) on four independent lanes,
+/// several GB/s; equal bytes give equal values. A stable format: the same
+/// value on every machine, so that a report's input hashes can be checked
+/// against a replay elsewhere.
 uint64_t fast_fingerprint(const void* data, size_t n);
 /// 16 lower-case hex digits.
 std::string hex64(uint64_t v);
