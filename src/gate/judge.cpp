@@ -7,11 +7,8 @@
 #include <cstring>
 #include <map>
 #include <sstream>
-#include <tuple>
 
-#include "gate/hashing.h"
 #include "support/diagnostic.h"
-#include "support/parallel_for.h"
 #include "verify/error_budget.h"
 #include "verify/kernel_io.h"
 
@@ -253,22 +250,10 @@ void judge_process(const RunOutcome& run, Verdict& v) {
 
 namespace {
 
-bool is_poison(const uint8_t* p, int bytes) {
-  for (int i = 0; i < bytes; ++i)
-    if (p[i] != 0xFF) return false;
-  return true;
-}
-
-struct Check {
-  bool done = false;
-  verify::Comparison cmp;     // with unwritten elements left out
-  int64_t unwritten = 0, first_unwritten = -1;
-};
-
 class CallJudge {
  public:
-  CallJudge(const ir::Graph& g, const Battery& b, References& refs, const RunOutcome& run, Verdict& v)
-      : g_(g), b_(b), refs_(refs), run_(run), v_(v) {
+  CallJudge(const ir::Graph& g, const Battery& b, Comparisons& cmp, const RunOutcome& run, Verdict& v)
+      : g_(g), b_(b), cmp_(cmp), run_(run), v_(v) {
     for (size_t r = 0; r < run.log.calls.size(); ++r) by_call_[run.log.calls[r].call] = r;
   }
 
@@ -327,85 +312,35 @@ class CallJudge {
     }
   }
 
-  const Check& check(const CallRecord& rec, size_t o) {
-    Check& c = checks_[{rec.call, o}];
-    if (!c.done) compare(rec, o, c);
-    return c;
+  Comparisons::Item item(const CallRecord& rec, size_t o) const {
+    return {rec.set, o, run_.plan->fills.at(static_cast<size_t>(rec.fill)).kind == FillKind::Poison, &rec.outputs[o]};
   }
 
-  // The comparisons with the reference that judge() reads, made first: a
-  // comparison depends only on the set, the output, whether the fill was
-  // the poison and the output's bytes, so calls that returned the same
-  // bytes (every call on one set, for a deterministic kernel) share one;
-  // the distinct ones run on every core.
+  const OutputCheck& check(const CallRecord& rec, size_t o) {
+    const OutputCheck*& c = checks_[{rec.call, o}];
+    if (!c) c = cmp_.check({item(rec, o)})[0];
+    return *c;
+  }
+
+  // The comparisons with the reference that judge() reads, made first, the
+  // distinct ones once and on every core (comparisons.h): calls that
+  // returned the same bytes (every call on one set, for a deterministic
+  // kernel) share one, with the other runs of the verdict too.
   void compare_all() {
-    struct Key {
-      int set;
-      size_t o;
-      bool poisoned;
-      uint64_t fingerprint;
-      bool operator<(const Key& k) const {
-        return std::tie(set, o, poisoned, fingerprint) < std::tie(k.set, k.o, k.poisoned, k.fingerprint);
-      }
-    };
-    std::vector<std::pair<const CallRecord*, size_t>> todo;
+    std::vector<Comparisons::Item> items;
+    std::vector<std::pair<int, size_t>> keys;
     for (const CallRecord& rec : run_.log.calls)
       if (set_of(rec).compared)
-        for (size_t o = 0; o < g_.outputs.size(); ++o) todo.emplace_back(&rec, o);
-    std::vector<uint64_t> fingerprints(todo.size());
-    support::parallel_for(todo.size(), 0, [&](size_t i) {
-      const std::vector<uint8_t>& bytes = todo[i].first->outputs[todo[i].second];
-      fingerprints[i] = fast_fingerprint(bytes.data(), bytes.size());
-    });
-    // Each distinct comparison, and for every call the one it shares.
-    std::map<Key, std::vector<size_t>> groups;  // key -> indices into `firsts`
-    std::vector<size_t> firsts, shares(todo.size());
-    for (size_t i = 0; i < todo.size(); ++i) {
-      const auto& [rec, o] = todo[i];
-      const Key key{rec->set, o, run_.plan->fills.at(static_cast<size_t>(rec->fill)).kind == FillKind::Poison,
-                    fingerprints[i]};
-      std::vector<size_t>& same = groups[key];
-      size_t k = 0;
-      while (k < same.size() && todo[firsts[same[k]]].first->outputs[o] != rec->outputs[o]) ++k;
-      if (k == same.size()) {
-        same.push_back(firsts.size());
-        firsts.push_back(i);
-      }
-      shares[i] = same[k];
-    }
-    std::vector<Check> distinct(firsts.size());
-    support::parallel_for(firsts.size(), 0, [&](size_t j) {
-      compare(*todo[firsts[j]].first, todo[firsts[j]].second, distinct[j]);
-    });
-    for (size_t i = 0; i < todo.size(); ++i) checks_[{todo[i].first->call, todo[i].second}] = distinct[shares[i]];
-  }
-
-  // Call rec's output o against its set's reference, into c.
-  void compare(const CallRecord& rec, size_t o, Check& c) {
-    c.done = true;
-    const ir::Type& t = g_[g_.outputs[o]].type;
-    const int width = ir::dtype_bytes(t.dtype);
-    const std::vector<uint8_t>& bytes = rec.outputs[o];
-    int set = rec.set;
-    const bool poisoned = run_.plan->fills.at(static_cast<size_t>(rec.fill)).kind == FillKind::Poison;
-    const ir::Tensor& ref = refs_.reference(set)[o];
-    const ir::Tensor& bound = refs_.bounds(set)[o];
-    std::vector<double> got = verify::from_buffer(bytes.data(), t.numel(), t.dtype);
-    for (size_t i = 0; i < got.size(); ++i) {
-      if (!poisoned || !is_poison(bytes.data() + i * static_cast<size_t>(width), width)) continue;
-      double r = ref.data[i];
-      bool matches = (std::isnan(r) && std::isnan(got[i])) || r == got[i];
-      if (!matches) {
-        if (c.first_unwritten < 0) c.first_unwritten = static_cast<int64_t>(i);
-        ++c.unwritten;
-      }
-      got[i] = r;  // judged as unwritten_output, not again as wrong_result
-    }
-    c.cmp = verify::compare_with_budget(got, ref, bound);
+        for (size_t o = 0; o < g_.outputs.size(); ++o) {
+          items.push_back(item(rec, o));
+          keys.emplace_back(rec.call, o);
+        }
+    std::vector<const OutputCheck*> done = cmp_.check(items);
+    for (size_t i = 0; i < items.size(); ++i) checks_[keys[i]] = done[i];
   }
 
   void judge_values(const CallRecord& rec, size_t o) {
-    const Check& c = check(rec, o);
+    const OutputCheck& c = check(rec, o);
     const ir::Shape& shape = g_[g_.outputs[o]].type.shape;
     std::string set = set_of(rec).name;
     if (!run_.sanitized) {
@@ -510,10 +445,10 @@ class CallJudge {
   void judge_replays() {
     const auto& calls = run_.log.calls;
     for (size_t o = 0; o < g_.outputs.size(); ++o) {
+      // The outputs' fingerprints, each recorded buffer hashed once in the
+      // verdict (compare_all hashed those of the compared sets).
       std::vector<uint64_t> hash(calls.size());
-      support::parallel_for(calls.size(), 0, [&](size_t i) {
-        hash[i] = fast_fingerprint(calls[i].outputs[o].data(), calls[i].outputs[o].size());
-      });
+      for (size_t i = 0; i < calls.size(); ++i) hash[i] = cmp_.fingerprint(&calls[i].outputs[o]);
       for (size_t k = 1; k < calls.size(); ++k) {
         if (calls[k].phase == Phase::Concurrent) continue;  // judged as not_reentrant
         for (size_t j = 0; j < k; ++j) {
@@ -523,7 +458,8 @@ class CallJudge {
           if (hash[j] != hash[k]) continue;
           const BatterySet& sj = set_of(calls[j]);
           const BatterySet& sk = set_of(calls[k]);
-          if (sj.blocks == sk.blocks || calls[j].outputs[o] != calls[k].outputs[o]) continue;
+          if (sj.blocks == sk.blocks) continue;
+          if (!calls[j].outputs.shares(calls[k].outputs) && calls[j].outputs[o] != calls[k].outputs[o]) continue;
           if (check(calls[k], o).cmp.ok()) break;  // right for its own inputs: no harm
           std::vector<std::string> differing;
           for (size_t p = 0; p < sj.blocks.size(); ++p)
@@ -555,7 +491,7 @@ class CallJudge {
   // Right: every output within budget and written.
   bool right(const CallRecord& rec) {
     for (size_t o = 0; o < g_.outputs.size(); ++o) {
-      const Check& c = check(rec, o);
+      const OutputCheck& c = check(rec, o);
       if (!c.cmp.ok() || c.unwritten > 0) return false;
     }
     return true;
@@ -631,17 +567,17 @@ class CallJudge {
 
   const ir::Graph& g_;
   const Battery& b_;
-  References& refs_;
+  Comparisons& cmp_;
   const RunOutcome& run_;
   Verdict& v_;
   std::map<int, size_t> by_call_;
-  std::map<std::pair<int, size_t>, Check> checks_;
+  std::map<std::pair<int, size_t>, const OutputCheck*> checks_;
 };
 
 }  // namespace
 
-void judge_calls(const ir::Graph& g, const Battery& b, References& refs, const RunOutcome& run, Verdict& v) {
-  CallJudge(g, b, refs, run, v).judge();
+void judge_calls(const ir::Graph& g, const Battery& b, Comparisons& cmp, const RunOutcome& run, Verdict& v) {
+  CallJudge(g, b, cmp, run, v).judge();
   if (!run.sanitized) {
     int64_t made = 0;
     for (const CallRecord& r : run.log.calls) made = std::max(made, r.seq + 1);
@@ -653,24 +589,22 @@ namespace {
 
 // Outputs of `set` within budget (the plain process has no poison, so an
 // unwritten element is simply wrong).
-bool outputs_right(const ir::Graph& g, References& refs, int set, const std::vector<std::vector<uint8_t>>& outputs,
+bool outputs_right(const ir::Graph& g, Comparisons& cmp, int set, const std::vector<std::vector<uint8_t>>& outputs,
                    verify::Comparison* worst) {
+  std::vector<Comparisons::Item> items;
+  for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o) items.push_back({set, o, false, &outputs[o]});
   bool ok = true;
-  for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o) {
-    const ir::Type& t = g[g.outputs[o]].type;
-    std::vector<double> got = verify::from_buffer(outputs[o].data(), t.numel(), t.dtype);
-    verify::Comparison c = verify::compare_with_budget(got, refs.reference(set)[o], refs.bounds(set)[o]);
-    if (!c.ok() && ok) {
+  for (const OutputCheck* c : cmp.check(items))
+    if (!c->cmp.ok() && ok) {
       ok = false;
-      if (worst) *worst = c;
+      if (worst) *worst = c->cmp;
     }
-  }
   return ok;
 }
 
 }  // namespace
 
-void judge_user_run(const ir::Graph& g, const Battery& b, References& refs, const UserOutcome& user,
+void judge_user_run(const ir::Graph& g, const Battery& b, Comparisons& cmp, const UserOutcome& user,
                     const RunOutcome& optimised, Verdict& v) {
   const SandboxResult& p = user.process;
   AXON_CHECK(p.started) << "cannot start the gate's user driver: " << p.start_error;
@@ -696,12 +630,12 @@ void judge_user_run(const ir::Graph& g, const Battery& b, References& refs, cons
   }
   if (user.log.first_outputs.empty() || user.log.last_outputs.empty()) return;
   verify::Comparison first_cmp, last_cmp;
-  const bool first_ok = outputs_right(g, refs, user.set, user.log.first_outputs, &first_cmp);
-  const bool last_ok = outputs_right(g, refs, user.set, user.log.last_outputs, &last_cmp);
+  const bool first_ok = outputs_right(g, cmp, user.set, user.log.first_outputs, &first_cmp);
+  const bool last_ok = outputs_right(g, cmp, user.set, user.log.last_outputs, &last_cmp);
   if (first_ok && last_ok) return;
   bool right_in_driver = false;
   for (const CallRecord& r : optimised.log.calls)
-    if (r.set == user.set && r.phase != Phase::Concurrent && outputs_right(g, refs, r.set, r.outputs, nullptr)) {
+    if (r.set == user.set && r.phase != Phase::Concurrent && outputs_right(g, cmp, r.set, r.outputs.all(), nullptr)) {
       right_in_driver = true;
       break;
     }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gate/battery.h"
+#include "gate/comparisons.h"
 #include "gate/gate.h"
 #include "gate/protocol.h"
 #include "gate/sandbox.h"
@@ -59,12 +60,12 @@ void judge_process(const RunOutcome& run, Verdict& v);
 /// What the calls returned: unwritten_output, wrong_result, nondeterministic,
 /// stale_state, ignores_input, wrote_input, work_after_return. Fills
 /// report.max_error_over_budget and report.calls for the optimised build.
-void judge_calls(const ir::Graph& g, const Battery& b, References& refs, const RunOutcome& run, Verdict& v);
+void judge_calls(const ir::Graph& g, const Battery& b, Comparisons& cmp, const RunOutcome& run, Verdict& v);
 
 /// The plain process: crash or timeout there; environment_dependent when
 /// its first or last call is wrong on a set the optimised run got right
 /// and that run found no other reason for it.
-void judge_user_run(const ir::Graph& g, const Battery& b, References& refs, const UserOutcome& user,
+void judge_user_run(const ir::Graph& g, const Battery& b, Comparisons& cmp, const UserOutcome& user,
                     const RunOutcome& optimised, Verdict& v);
 
 /// The ThreadSanitizer build's concurrent rounds, run when the kernel keeps

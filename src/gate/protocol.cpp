@@ -187,18 +187,20 @@ DriverLog read_driver_log(const DriverPlan& plan, const std::string& events_path
       if (same >= 0) {  // an earlier record's outputs, bit for bit, not written again
         const CallRecord* earlier = log.record(static_cast<int>(same));
         if (!earlier) break;
-        r.outputs = earlier->outputs;
+        r.outputs = earlier->outputs;  // shared, not copied
         log.calls.push_back(std::move(r));
         continue;
       }
       bool complete = true;
+      std::vector<std::vector<uint8_t>> all;
       for (int64_t n : plan.output_bytes) {
         std::vector<uint8_t> bytes(static_cast<size_t>(n));
         outputs.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(n));
         complete = complete && outputs.gcount() == n;
-        r.outputs.push_back(std::move(bytes));
+        all.push_back(std::move(bytes));
       }
       if (!complete) break;
+      r.outputs = RecordedOutputs(std::move(all));
       log.calls.push_back(std::move(r));
     } else if (kind == "fault") {
       Fault f;

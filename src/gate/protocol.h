@@ -76,6 +76,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -146,6 +147,29 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
 enum class Phase { Battery, Baseline, Concurrent, AfterRounds, Soak, Recheck, Last };
 const char* phase_name(Phase p);
 
+/// A recorded call's outputs, one byte vector per output. A record that
+/// repeats an earlier one's bytes (`same=R`) shares them instead of holding
+/// a copy: on large outputs most records are such repeats, and copying
+/// them cost the verdict memory and seconds.
+class RecordedOutputs {
+ public:
+  RecordedOutputs() = default;
+  explicit RecordedOutputs(std::vector<std::vector<uint8_t>> bytes)
+      : bytes_(std::make_shared<const std::vector<std::vector<uint8_t>>>(std::move(bytes))) {}
+  const std::vector<uint8_t>& operator[](size_t o) const { return (*bytes_)[o]; }
+  size_t size() const { return bytes_ ? bytes_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  /// True when both are the same recorded bytes (then equal without a look).
+  bool shares(const RecordedOutputs& other) const { return bytes_ && bytes_ == other.bytes_; }
+  const std::vector<std::vector<uint8_t>>& all() const {
+    static const std::vector<std::vector<uint8_t>> none;
+    return bytes_ ? *bytes_ : none;
+  }
+
+ private:
+  std::shared_ptr<const std::vector<std::vector<uint8_t>>> bytes_;
+};
+
 struct CallRecord {
   int call = -1;
   int64_t seq = -1;  // kernel calls the process made before this one
@@ -155,7 +179,7 @@ struct CallRecord {
   int threads = 0, running = 0;
   bool changed_after_return = false;
   int input_changed = -1;
-  std::vector<std::vector<uint8_t>> outputs;  // as returned
+  RecordedOutputs outputs;  // as returned
 };
 
 struct Fault {

@@ -578,12 +578,14 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   if (optimised.log.held_ms >= 0) clock.record("held", optimised.log.held_ms / 1000);
   clock.lap("optimised_wait");
   report.inputs = inputs_job.get();
+  // One comparison per distinct output of a set, whichever run returned it.
+  Comparisons comparisons(g, refs);
   judge_process(optimised, v);
-  judge_calls(g, battery, refs, optimised, v);
-  judge_user_run(g, battery, refs, user, optimised, v);
+  judge_calls(g, battery, comparisons, optimised, v);
+  judge_user_run(g, battery, comparisons, user, optimised, v);
   if (sanitized) {
     judge_process(*sanitized, v);
-    judge_calls(g, battery, refs, *sanitized, v);
+    judge_calls(g, battery, comparisons, *sanitized, v);
   } else {
     report.notes.push_back("the sanitized build was not run");
   }

@@ -63,7 +63,13 @@ std::vector<uint8_t> to_buffer(const ir::Tensor& t, ir::DType dtype) {
 }
 
 std::vector<double> from_buffer(const uint8_t* data, int64_t n, ir::DType dtype) {
-  std::vector<double> out(static_cast<size_t>(n));
+  std::vector<double> out;
+  from_buffer(data, n, dtype, out);
+  return out;
+}
+
+void from_buffer(const uint8_t* data, int64_t n, ir::DType dtype, std::vector<double>& out) {
+  out.resize(static_cast<size_t>(n));
   switch (dtype) {
     case ir::DType::Bool: load<uint8_t>(out, data, [](uint8_t x) { return x ? 1.0 : 0.0; }); break;
     case ir::DType::I32: load<int32_t>(out, data, [](int32_t x) { return static_cast<double>(x); }); break;
@@ -73,7 +79,6 @@ std::vector<double> from_buffer(const uint8_t* data, int64_t n, ir::DType dtype)
     case ir::DType::F32: load<float>(out, data, [](float x) { return static_cast<double>(x); }); break;
     case ir::DType::F64: load<double>(out, data, [](double x) { return x; }); break;
   }
-  return out;
 }
 
 }  // namespace axon::verify

@@ -15,5 +15,8 @@ namespace axon::verify {
 std::vector<uint8_t> to_buffer(const ir::Tensor& t, ir::DType dtype);
 /// The values of a buffer of `n` elements of `dtype`, as float64.
 std::vector<double> from_buffer(const uint8_t* data, int64_t n, ir::DType dtype);
+/// The same into `out` (resized to n), so that a caller converting many
+/// buffers reuses one allocation.
+void from_buffer(const uint8_t* data, int64_t n, ir::DType dtype, std::vector<double>& out);
 
 }  // namespace axon::verify

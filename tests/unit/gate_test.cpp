@@ -665,6 +665,49 @@ TEST(gate, TheRoundsCatchASlowKernelsSharedScratch) {
   std::system(("rm -rf " + o.work_dir).c_str());
 }
 
+// The verdict's comparisons with the reference (comparisons.h): equal bytes
+// of one set share one check, whichever run or buffer returned them; bytes
+// without a poisoned element share it after the poison fill too; an
+// element still holding the poison is unwritten after the poison fill and
+// a wrong NaN otherwise; other bytes get checks of their own.
+TEST(gate, ComparisonsAreSharedAcrossRunsAndFills) {
+  ir::Graph g = spec_graph();
+  gate::Battery b = gate::plan_battery(g, 17, true);
+  gate::References refs(g, b);
+  gate::Comparisons cmp(g, refs);
+  const ir::DType dt = g[g.outputs[0]].type.dtype;
+  const std::vector<uint8_t> right = verify::to_buffer(refs.reference(0)[0], dt);
+  const std::vector<uint8_t> copy = right;  // another run's buffer, the same bytes
+  std::vector<uint8_t> holed = right;
+  std::fill(holed.begin() + 4 * 7, holed.begin() + 4 * 8, uint8_t{0xFF});  // element 7 left as poisoned
+  const std::vector<uint8_t> other_set = verify::to_buffer(refs.reference(1)[0], dt);
+  std::vector<const gate::OutputCheck*> c = cmp.check({{0, 0, false, &right},
+                                                       {0, 0, false, &copy},
+                                                       {0, 0, true, &copy},
+                                                       {0, 0, true, &holed},
+                                                       {0, 0, false, &holed},
+                                                       {0, 0, false, &other_set},
+                                                       {1, 0, false, &other_set}});
+  ASSERT_EQ(c.size(), 7u);
+  EXPECT_EQ(c[1], c[0]);
+  EXPECT_EQ(c[2], c[0]);
+  EXPECT_TRUE(c[0]->cmp.ok());
+  EXPECT_EQ(c[0]->unwritten, 0);
+  EXPECT_NE(c[3], c[0]);
+  EXPECT_EQ(c[3]->unwritten, 1);
+  EXPECT_EQ(c[3]->first_unwritten, 7);
+  EXPECT_TRUE(c[3]->cmp.ok());  // the unwritten element is judged as such, not again as wrong
+  EXPECT_NE(c[4], c[3]);
+  EXPECT_FALSE(c[4]->cmp.ok());  // without the poison fill it is a NaN where the reference is not
+  EXPECT_EQ(c[4]->cmp.worst_index, 7);
+  EXPECT_FALSE(c[5]->cmp.ok());  // B's answers are wrong for A
+  EXPECT_TRUE(c[6]->cmp.ok());
+  EXPECT_NE(c[6], c[5]);
+  // Asked again later (the user run's outputs, say): the same checks.
+  EXPECT_EQ(cmp.check({{0, 0, true, &right}})[0], c[0]);
+  EXPECT_EQ(cmp.check({{0, 0, true, &holed}})[0], c[3]);
+}
+
 TEST(gate, EveryReasonCodeIsListed) {
   EXPECT_EQ(gate::all_reason_codes().size(), 19u);
 }
