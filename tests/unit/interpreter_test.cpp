@@ -119,6 +119,24 @@ TEST(error_budget, NonFiniteMustMatchExactly) {
   EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY, NAN, NAN}, ref, bound).ok());
 }
 
+// A float64 reference past the output dtype's range (exp(x) * s with x near
+// 89 in float32) within its budget of a value that rounds to infinity: the
+// kernel's infinity of that sign is the rounded answer. Not the other sign,
+// not when the budget keeps the value in range, and never in float64.
+TEST(error_budget, OverflowToInfinityIsTheRoundedAnswerPastTheDtypesRange) {
+  const double big = 7.9e38, edge = 3.0e38;  // FLT_MAX is 3.40282347e38
+  Tensor ref{Type{DType::F32, {3}}, {big, -big, edge - 1e30}};
+  Tensor bound{Type{DType::F32, {3}}, {1e33, 1e33, 1e31}};
+  EXPECT_TRUE(axon::verify::compare_with_budget({INFINITY, -INFINITY, edge - 1e30}, ref, bound).ok());
+  EXPECT_EQ(axon::verify::compare_with_budget({INFINITY, -INFINITY, edge - 1e30}, ref, bound).max_abs_error, 0);
+  EXPECT_FALSE(axon::verify::compare_with_budget({-INFINITY, -INFINITY, edge - 1e30}, ref, bound).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY, -INFINITY, INFINITY}, ref, bound).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({NAN, -INFINITY, edge - 1e30}, ref, bound).ok());
+  Tensor ref64{Type{DType::F64, {1}}, {big}};
+  Tensor bound64{Type{DType::F64, {1}}, {1e33}};
+  EXPECT_FALSE(axon::verify::compare_with_budget({INFINITY}, ref64, bound64).ok());
+}
+
 // A NaN bound is a gap in the bounds, not a licence to be wrong.
 TEST(error_budget, NaNBoundPassesOnlyExactResults) {
   Tensor ref{Type{DType::F32, {2}}, {1.0, 2.0}};
