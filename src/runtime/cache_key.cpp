@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 namespace axon::runtime {
 
@@ -41,6 +43,20 @@ const std::string& host_cpu_signature() {
     return model + "\n" + flags;
   }();
   return sig;
+}
+
+const std::string& executable_identity() {
+  static const std::string id = [] {
+    CacheKey k;
+    k.add("axon executable");
+    std::ifstream in("/proc/self/exe", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) bytes.clear();
+    if (bytes.empty()) bytes = "unreadable, process " + std::to_string(getpid()) + " " + private_suffix();
+    k.add(bytes);
+    return k.hex();
+  }();
+  return id;
 }
 
 bool targets_host_cpu(const std::vector<std::string>& flags) {

@@ -3,12 +3,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
 
 #include "analysis/cost.h"
 #include "codegen/c_like/reference_cpp.h"
+#include "ir/printer.h"
+#include "runtime/cache_key.h"
 #include "runtime/compile_shared.h"
 #include "support/diagnostic.h"
 #include "verify/float64_twin.h"
@@ -16,6 +22,8 @@
 #include "verify/kernel_io.h"
 
 namespace axon::runtime {
+
+namespace fs = std::filesystem;
 
 double interpreter_seconds_estimate(const ir::Graph& g) {
   analysis::Cost c = analysis::graph_cost(g);
@@ -35,10 +43,85 @@ std::string reference_path_setting() {
   return s;
 }
 
+namespace {
+
+// Every field of the graph that the printer reads, in order: op, type,
+// operands and attributes of each node, the parameters, the outputs, the
+// entry. Two graphs with the same text print the same kernel.
+std::string graph_key_text(const ir::Graph& g) {
+  std::ostringstream os;
+  os.precision(17);
+  os << g.entry << "\n";
+  for (const ir::ParamInfo& p : g.params) os << p.name << ":" << ir::type_str(p.type) << "\n";
+  for (const ir::Node& n : g.nodes()) {
+    os << static_cast<int>(n.op) << " " << ir::type_str(n.type) << " (";
+    for (ir::NodeId a : n.args) os << a << ",";
+    os << ") [";
+    for (int64_t v : n.attrs.ints) os << v << ",";
+    os << "] [";
+    for (int64_t v : n.attrs.ints2) os << v << ",";
+    uint64_t bits;
+    std::memcpy(&bits, &n.attrs.value, sizeof bits);
+    os << "] " << bits << " " << n.attrs.text.size() << ":" << n.attrs.text << "\n";
+  }
+  os << "->";
+  for (ir::NodeId o : g.outputs) os << " " << o;
+  return os.str();
+}
+
+// The printed twin of a graph, memoised in the kernel cache: lowering a
+// large twin takes seconds (m2_matmul_bias_gelu's, with its GELU's bound
+// chain: 5 s), compiling it nothing once its object is cached. Keyed by the
+// graph's text, the threads, the host and the axon executable's bytes (a
+// rebuilt axon prints afresh); written whole under a private name and
+// renamed into place; a file that does not read back whole is printed anew.
+codegen::KernelSource memoised_reference_source(const ir::Graph& g, int threads) {
+  CacheKey key;
+  key.add("compiled float64 reference source, format 1");
+  key.add(executable_identity());
+  key.add(host_cpu_signature());  // in case the printer asks the host anything
+  key.add(std::to_string(threads));
+  key.add(graph_key_text(g));
+  const fs::path dir = fs::path(resolve_cache_dir(CompileOptions{})) / "reference-sources";
+  const fs::path file = dir / (key.hex() + ".txt");
+  auto read_field = [](std::istream& in, std::string& out) {
+    size_t n = 0;
+    if (!(in >> n) || in.get() != '\n') return false;
+    out.resize(n);
+    return static_cast<bool>(in.read(out.data(), static_cast<std::streamsize>(n)));
+  };
+  {
+    std::ifstream in(file, std::ios::binary);
+    codegen::KernelSource k;
+    std::string magic;
+    if (in && std::getline(in, magic) && magic == "axon reference source 1" && read_field(in, k.entry) &&
+        read_field(in, k.header) && read_field(in, k.source))
+      return k;
+  }
+  codegen::KernelSource k = codegen::print_reference_cpp(g, threads);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path tmp = dir / (key.hex() + private_suffix());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << "axon reference source 1\n";
+    for (const std::string* f : {&k.entry, &k.header, &k.source}) out << f->size() << "\n" << *f;
+    if (!out) {
+      fs::remove(tmp, ec);
+      return k;
+    }
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) fs::remove(tmp, ec);
+  return k;
+}
+
+}  // namespace
+
 CompiledGraph::CompiledGraph(const ir::Graph& g, int threads) : g_(g) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto t0 = std::chrono::steady_clock::now();
-  codegen::KernelSource src = codegen::print_reference_cpp(g_, threads);
+  codegen::KernelSource src = memoised_reference_source(g_, threads);
   CompileOptions o;
   // No fast-math: nothing may round differently from the source; no
   // contraction into FMAs the graph does not write (-ffp-contract=off, so

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -443,4 +445,49 @@ TEST(compiled_reference, FallsBackToTheInterpreter) {
   verify::ReferenceWithBounds want = verify::reference_with_bounds(g, in);
   expect_exact(got.reference, want.reference, "fallback reference");
   expect_exact(got.bounds, want.bounds, "fallback bounds");
+}
+
+// The printed twin is memoised in the kernel cache (reference-sources/):
+// a second CompiledGraph of the same graph reads it back, one of another
+// graph (a constant changed) prints its own, and a memo that does not read
+// back whole (truncated) is printed again; every result is the
+// interpreter's, bit for bit.
+TEST(compiled_reference, PrintedTwinIsMemoisedByGraph) {
+  ASSERT_TRUE(kGompPinned);
+  namespace fs = std::filesystem;
+  const fs::path cache = fs::path(testing::TempDir()) / ("axon_ref_memo_" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const char* old = std::getenv("AXON_CACHE_DIR");
+  const std::string saved = old ? old : "";
+  setenv("AXON_CACHE_DIR", cache.c_str(), 1);
+  auto graph_with = [](double k) {
+    Graph g;
+    const Shape s = {19, 23};
+    g.params = {{"a", {DType::F32, s}}};
+    NodeId a = param(g, 0);
+    NodeId c = broadcast(g, reshape(g, constant(g, k, DType::F32), {1, 1}), s);
+    g.outputs = {unary(g, Op::Tanh, binary(g, Op::Mul, c, a))};
+    return g;
+  };
+  auto memos = [&] {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(cache / "reference-sources")) files.push_back(e.path());
+    return files;
+  };
+  std::vector<Tensor> in = {uniform({DType::F32, {19, 23}}, -3, 3, 5)};
+  const Graph g1 = graph_with(0.5), g2 = graph_with(0.25);
+  expect_exact(compiled_twin(g1, in), verify::interpret(g1, in), "first");
+  ASSERT_EQ(memos().size(), 1u);
+  const fs::path memo = memos()[0];
+  const auto size = fs::file_size(memo);
+  expect_exact(compiled_twin(g1, in), verify::interpret(g1, in), "memoised");
+  EXPECT_EQ(memos().size(), 1u);
+  expect_exact(compiled_twin(g2, in), verify::interpret(g2, in), "another constant");
+  EXPECT_EQ(memos().size(), 2u);
+  fs::resize_file(memo, size / 2);
+  expect_exact(compiled_twin(g1, in), verify::interpret(g1, in), "truncated memo");
+  EXPECT_EQ(fs::file_size(memo), size);
+  if (old) setenv("AXON_CACHE_DIR", saved.c_str(), 1);
+  else unsetenv("AXON_CACHE_DIR");
+  fs::remove_all(cache);
 }
