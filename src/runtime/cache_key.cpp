@@ -1,5 +1,6 @@
 #include "runtime/cache_key.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -47,12 +48,22 @@ const std::string& host_cpu_signature() {
 
 const std::string& executable_identity() {
   static const std::string id = [] {
-    CacheKey k;
-    k.add("axon executable");
-    std::ifstream in("/proc/self/exe", std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) bytes.clear();
+    // The file that holds this code: the axon executable, or the shared
+    // library of the Python module (whose process is python's).
+    auto read = [](const std::string& path) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) return std::string();
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      return in.bad() ? std::string() : bytes;
+    };
+    std::string bytes;
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&executable_identity), &info) != 0 && info.dli_fname && info.dli_fname[0] == '/')
+      bytes = read(info.dli_fname);
+    if (bytes.empty()) bytes = read("/proc/self/exe");
     if (bytes.empty()) bytes = "unreadable, process " + std::to_string(getpid()) + " " + private_suffix();
+    CacheKey k;
+    k.add("axon code");
     k.add(bytes);
     return k.hex();
   }();

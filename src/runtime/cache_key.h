@@ -30,11 +30,12 @@ const std::string& host_cpu_signature();
 /// Whether `flags` compile for "this CPU" (-march=native, -mtune=native).
 bool targets_host_cpu(const std::vector<std::string>& flags);
 
-/// 32 hex digits identifying the running axon executable (a key of its
-/// bytes, read once): part of the key of anything memoised from what this
-/// build's code generators print, so that a rebuilt axon never reads the
-/// texts of another. A process that cannot read its executable gets a key
-/// of its own (nothing memoised is shared then).
+/// 32 hex digits identifying the build of axon's code running here (a key
+/// of the bytes of the file that holds it, read once: the axon executable,
+/// or the Python module's shared library): part of the key of anything
+/// memoised from what this build's code generators print, so that a rebuilt
+/// axon never reads the texts of another. A process that cannot read that
+/// file gets a key of its own (nothing memoised is shared then).
 const std::string& executable_identity();
 
 /// A suffix for a build folder that no other thread or process uses at the

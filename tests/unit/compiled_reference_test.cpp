@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "codegen/c_like/reference_cpp.h"
 #include "frontend/spec.h"
 #include "ir/graph.h"
+#include "runtime/cache_key.h"
 #include "runtime/compiled_reference.h"
 #include "tile/passes/matmul_nests.h"
 #include "transforms/pipeline.h"
@@ -490,4 +492,17 @@ TEST(compiled_reference, PrintedTwinIsMemoisedByGraph) {
   if (old) setenv("AXON_CACHE_DIR", saved.c_str(), 1);
   else unsetenv("AXON_CACHE_DIR");
   fs::remove_all(cache);
+}
+
+// The memo's build key is a key of the bytes of the file that holds axon's
+// code (here the test executable), the same on every call.
+TEST(compiled_reference, CodeIdentityIsAKeyOfTheCodesFile) {
+  std::ifstream in("/proc/self/exe", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+  runtime::CacheKey k;
+  k.add("axon code");
+  k.add(bytes);
+  EXPECT_EQ(runtime::executable_identity(), k.hex());
+  EXPECT_EQ(runtime::executable_identity(), runtime::executable_identity());
 }
