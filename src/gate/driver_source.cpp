@@ -596,14 +596,21 @@ size_t last_level_cache_bytes() {
   return best;
 }
 
-void apply_fill(Buffer* bufs, int fill) {
+// Bytes [lo, hi) of output j of `bufs` as `fill` has them (the soak's
+// chunks, or a whole output).
+void fill_range(Buffer* bufs, int fill, int j, size_t lo, size_t hi) {
   const Fill& f = g_fills[fill];
-  for (int j = 0; j < g_nout; ++j) {
-    Buffer& b = bufs[g_nin + j];
-    if (f.kind == kPoison) fill_bytes(b.data, nullptr, 0xFF, b.bytes);
-    else if (f.kind == kZeros) fill_bytes(b.data, nullptr, 0, b.bytes);
-    else if (f.kind == kData) fill_bytes(b.data, g_fill_data + f.off[j], 0, g_size[g_nin + j]);
-  }
+  Buffer& b = bufs[g_nin + j];
+  if (f.kind == kPoison) fill_bytes(b.data + lo, nullptr, 0xFF, hi - lo);
+  else if (f.kind == kZeros) fill_bytes(b.data + lo, nullptr, 0, hi - lo);
+  else if (f.kind == kData) fill_bytes(b.data + lo, g_fill_data + f.off[j] + lo, 0, hi - lo);
+}
+
+// Every output of `bufs`: a constant over the whole mapping (a zero-size
+// output's byte too), data over the output's size.
+void apply_fill(Buffer* bufs, int fill) {
+  for (int j = 0; j < g_nout; ++j)
+    fill_range(bufs, fill, j, 0, g_fills[fill].kind == kData ? g_size[g_nin + j] : bufs[g_nin + j].bytes);
 }
 
 void load_inputs(Buffer* bufs, int set) {
@@ -1024,13 +1031,6 @@ long long g_help_chunks = 0;           // chunks of the current task
 bool g_helper_running = false;
 pthread_t g_helper;
 
-void fill_range(Buffer* bufs, int fill, int j, size_t lo, size_t hi) {
-  const Fill& f = g_fills[fill];
-  Buffer& b = bufs[g_nin + j];
-  if (f.kind == kPoison) fill_bytes(b.data + lo, nullptr, 0xFF, hi - lo);
-  else if (f.kind == kZeros) fill_bytes(b.data + lo, nullptr, 0, hi - lo);
-  else if (f.kind == kData) fill_bytes(b.data + lo, g_fill_data + f.off[j] + lo, 0, hi - lo);
-}
 
 // Takes and does chunks of task `gen` until none is left.
 void do_chunks(const HelpTask& t) {
