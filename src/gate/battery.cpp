@@ -183,6 +183,7 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel, const 
   add_fill("outputs of " + b.sets[1].name, FillKind::Data);
   add_fill("outputs of " + b.sets[0].name, FillKind::Data);
   add_fill("untouched", FillKind::Untouched);
+  add_fill("kept (as the slot's previous call left them)", FillKind::Untouched);
 
   auto pick = [&](std::vector<int> from) { return from[rng() % from.size()]; };
   // The fill "another set's right answers" for a call on `set`.
@@ -238,15 +239,27 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel, const 
   b.race_plan.min_rounds = b.race_plan.max_rounds = 4;
   b.race_plan.rounds_min_ms = b.race_plan.rounds_max_ms = 0;
 
-  // The soak: 1100 to 1499 calls; ten recorded, at drawn positions in
-  // [0, 100), [100, 1000) and [1000, n).
+  // The soak: 1100 to 1499 calls on drawn slots. A third get a drawn fill
+  // and are compared with the slot's baseline (and timed); the others keep
+  // what the slot's previous call left in the outputs, as a user's reused
+  // buffer would, and one in eight of those is compared (docs/gate.md,
+  // "The soak draws which calls it fills and compares"). Ten are recorded,
+  // at drawn positions in [0, 100), [100, 1000) and [1000, n), each with a
+  // drawn fill.
   const int n = 1100 + static_cast<int>(rng() % 400);
   for (int i = 0; i < n; ++i) {
     int k = static_cast<int>(rng() % static_cast<uint64_t>(nslots));
-    b.plan.soak.push_back({k, any_fill(slot_sets[static_cast<size_t>(k)]), false});
+    const int f = any_fill(slot_sets[static_cast<size_t>(k)]);
+    const bool filled = rng() % 3 == 0;
+    const bool compared = filled || rng() % 8 == 0;
+    b.plan.soak.push_back({k, filled ? f : fill::kKept, false, compared});
   }
   auto record_in = [&](int lo, int hi, int count) {
-    for (int c = 0; c < count; ++c) b.plan.soak[static_cast<size_t>(lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo)))].record = true;
+    for (int c = 0; c < count; ++c) {
+      SoakCall& call = b.plan.soak[static_cast<size_t>(lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo)))];
+      call.record = call.compare = true;
+      if (call.fill == fill::kKept) call.fill = any_fill(slot_sets[static_cast<size_t>(call.slot)]);
+    }
   };
   record_in(0, 100, 3);
   record_in(100, 1000, 3);

@@ -71,7 +71,7 @@ inline constexpr int kFirst = 0, kOtherData = 1, kAfterOther = 2, kRepeat = 3, k
 /// The optimised plan's fills, by index.
 namespace fill {
 inline constexpr int kPoison = 0, kNan = 1, kZeros = 2, kRandom = 3, kOutputsOfB = 4, kOutputsOfA = 5,
-                     kUntouched = 6;
+                     kUntouched = 6, kKept = 7;
 }
 
 /// The plain process's run: `calls` calls on `set` (fewer if they take

@@ -156,7 +156,7 @@ struct Fill {
   size_t off[kMaxBuffers];  // kData: offset in the fill file, per output
 };
 struct SoakCall {
-  int slot, fill, record;
+  int slot, fill, record, compare;
 };
 
 int g_nin = 0, g_nout = 0;
@@ -194,7 +194,7 @@ void read_plan(const char* path) {
   char word[32];
   int version = 0;
   bool have_key = false;
-  if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 4)
+  if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 5)
     fail("not a version 4 plan");
   while (fscanf(f, "%31s", word) == 1) {
     if (!strcmp(word, "end")) break;
@@ -278,8 +278,8 @@ void read_plan(const char* path) {
       for (int i = 0; i < g_nsoak; ++i) {
         char s1[4];
         SoakCall& c = g_soak[i];
-        if (fscanf(f, "%3s %d %d %d", s1, &c.slot, &c.fill, &c.record) != 4 || strcmp(s1, "s") != 0 ||
-            !valid_slot(c.slot) || !valid_fill(c.fill) || g_fills[c.fill].kind == kUntouched)
+        if (fscanf(f, "%3s %d %d %d %d", s1, &c.slot, &c.fill, &c.record, &c.compare) != 5 || strcmp(s1, "s") != 0 ||
+            !valid_slot(c.slot) || !valid_fill(c.fill) || (c.record && !c.compare))
           fail("bad soak call line");
       }
     } else if (!strcmp(word, "key")) {
@@ -1326,21 +1326,28 @@ void concurrent_rounds() {
   }
 }
 
-// ---- the soak: many calls, every one compared with its slot's baseline -------
+// ---- the soak: many calls, on drawn slots with drawn fills ------------------
 
 int compare_doubles(const void* a, const void* b) {
   double x = *static_cast<const double*>(a), y = *static_cast<const double*>(b);
   return x < y ? -1 : x > y;
 }
 
-// The soak's calls are also the timing: when the plan asks for it, each
-// call's kernel time (not its fill, not the comparison) is kept, and their
+// Each call's outputs get the plan's fill, or are left as the slot's
+// previous call left them (an untouched fill: a user's reused buffer, which
+// costs neither a fill nor, mostly, a comparison); the plan says which
+// calls are compared with the slot's baseline (every filled one, a few
+// kept ones, every recorded one). The soak's calls are also the timing:
+// when the plan asks for it, each compared call's kernel time (not its
+// fill, not the comparison) is kept unless its outputs were left as they
+// were (a kernel could see that they already hold its answer), and their
 // median, least and most are reported when the soak ends.
 void soak() {
   g_call = -5;
   Line begin;
   begin.s("begin call=-5").emit();
   double* ms = g_timed ? static_cast<double*>(malloc(sizeof(double) * g_nsoak)) : nullptr;
+  long long timed = 0;
   if (g_timed && !ms) fail("malloc failed for timings");
   start_helper();
   double start = now_ms(), last_progress = start;
@@ -1356,15 +1363,17 @@ void soak() {
     if (!c.record && made > 0 && t - start > 0.6 * g_soak_max_ms &&
         (t - start) / static_cast<double>(made) * 1000 > g_soak_max_ms)
       continue;
-    split_task(kHelpFill, c.slot, c.fill);
+    const bool kept = g_fills[c.fill].kind == kUntouched;
+    if (!kept) split_task(kHelpFill, c.slot, c.fill);
     double t0 = now_ms();
     long long seq = call_on(g_slot[c.slot]);
     double t1 = now_ms();
-    if (ms) ms[made] = t1 - t0;
+    if (ms && c.compare && !kept) ms[timed++] = t1 - t0;
     ++made;
     // A recorded call is compared with the baseline byte for byte again:
     // same= must mean the same bytes.
-    if (!check_drift(c.slot, c.fill, seq, kPhaseSoak) && c.record) record_slot(c.slot, c.fill, seq, kPhaseSoak);
+    if (c.compare && !check_drift(c.slot, c.fill, seq, kPhaseSoak) && c.record)
+      record_slot(c.slot, c.fill, seq, kPhaseSoak);
     if (t1 - last_progress > 1000) {
       Line p;
       p.s("progress soak=").i(made).emit();
@@ -1374,8 +1383,8 @@ void soak() {
   stop_helper();
   Line done;
   done.s("soaked calls=").i(made).s(" planned=").i(g_nsoak).emit();
-  if (ms && made > 0) {
-    const int reps = static_cast<int>(made);
+  if (ms && timed > 0) {
+    const int reps = static_cast<int>(timed);
     qsort(ms, static_cast<size_t>(reps), sizeof(double), compare_doubles);
     double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
     char text[256];

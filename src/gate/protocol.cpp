@@ -52,7 +52,7 @@ void write_blocks(const DriverPlan& plan, const std::string& blocks_path) {
 
 void write_plan(const DriverPlan& plan, const std::string& plan_path, const std::string& fills_path) {
   std::ostringstream p;
-  p << "axon-gate-plan 4\n";
+  p << "axon-gate-plan 5\n";
   p << "buffers " << plan.input_bytes.size() << " " << plan.output_bytes.size() << "\n";
   size_t b = 0;
   for (int64_t n : plan.input_bytes) p << "size " << b++ << " " << n << "\n";
@@ -111,7 +111,7 @@ void write_plan(const DriverPlan& plan, const std::string& plan_path, const std:
       << plan.min_overlaps_slow << " " << plan.min_overlap_ms << "\n";
   if (!plan.soak.empty()) {
     p << "soak " << plan.soak.size() << " " << plan.soak_max_ms << "\n";
-    for (const SoakCall& c : plan.soak) p << "s " << c.slot << " " << c.fill << " " << (c.record ? 1 : 0) << "\n";
+    for (const SoakCall& c : plan.soak) p << "s " << c.slot << " " << c.fill << " " << (c.record ? 1 : 0) << " " << (c.compare || c.record ? 1 : 0) << "\n";
   }
   if (plan.timed && !plan.soak.empty()) p << "time\n";
   if (!plan.hold_path.empty()) {

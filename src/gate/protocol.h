@@ -2,7 +2,7 @@
 // candidate kernel (docs/gate.md, "protocol"). axon writes:
 //
 //   plan.txt    text, one record a line:
-//                 axon-gate-plan 4
+//                 axon-gate-plan 5
 //                 buffers <inputs> <outputs>
 //                 size <buffer> <bytes>            (inputs first, then outputs)
 //                 block <b> <offset> <bytes>       (a slice of blocks.bin)
@@ -13,8 +13,11 @@
 //                 slot <k> <set> <fill>            (buffers kept for the phases below)
 //                 concurrent <slot a> <slot b> <min rounds> <max rounds> <min ms> <max ms>
 //                            <overlaps> <slow overlaps> <overlap ms>
-//                 soak <n> <max ms>                (then n lines: s <slot> <fill> <record 0|1>)
-//                 time                             (the soak's calls are timed)
+//                 soak <n> <max ms>                (then n lines: s <slot> <fill> <record 0|1>
+//                                                   <compare 0|1>; an untouched fill leaves the
+//                                                   outputs as the slot's previous call left them)
+//                 time                             (the soak's compared calls with a fill that is
+//                                                   not untouched are timed)
 //                 hold <path>                      (the slots wait until the file exists)
 //                 last <slot> <fill>
 //                 key <n>                          (64 bits from the seed: the key of the
@@ -103,8 +106,9 @@ struct PlannedCall {
 };
 
 struct SoakCall {
-  int slot = 0, fill = 0;
+  int slot = 0, fill = 0;  // an Untouched fill: the outputs as the slot's previous call left them
   bool record = false;
+  bool compare = true;  // compared with the slot's baseline (always when recorded)
 };
 
 struct DriverPlan {

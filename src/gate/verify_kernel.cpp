@@ -24,6 +24,7 @@
 #include "gate/sandbox.h"
 #include "gate/symbols.h"
 #include "gate/user_driver_source.h"
+#include "gate/work_dir.h"
 #include "runtime/compile_shared.h"
 #include "runtime/prelude_header.h"
 #include "support/command.h"
@@ -39,36 +40,6 @@ using support::first_lines;
 using support::run_command;
 
 namespace {
-
-// The work folder; removed on the way out unless the caller keeps it.
-class WorkDir {
- public:
-  explicit WorkDir(const GateOptions& opts) {
-    if (!opts.work_dir.empty()) {
-      path_ = fs::absolute(opts.work_dir);
-      std::error_code ec;
-      fs::create_directories(path_, ec);
-      AXON_CHECK(!ec) << "cannot create the gate's work folder " << path_.string() << ": " << ec.message();
-      keep_ = true;
-    } else {
-      std::string tmpl = (fs::temp_directory_path() / "axon-gate-XXXXXX").string();
-      AXON_CHECK(mkdtemp(tmpl.data()) != nullptr) << "cannot create a temporary folder from " << tmpl;
-      path_ = tmpl;
-      keep_ = opts.keep_work_dir;
-    }
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    if (!keep_) fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  std::string str() const { return path_.string(); }
-  bool kept() const { return keep_; }
-
- private:
-  fs::path path_;
-  bool keep_ = false;
-};
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
@@ -87,7 +58,7 @@ std::string read_text(const std::string& path) {
 const std::vector<std::string> kCommonFlags = {"-std=gnu++20", "-march=native", "-fopenmp", "-pthread",
                                                "-ffp-contract=off"};
 const std::vector<std::string> kOptimisedFlags = {"-O2"};
-const std::vector<std::string> kSanitizedFlags = {"-O1", "-g1", "-fno-omit-frame-pointer",
+const std::vector<std::string> kSanitizedFlags = {"-Og", "-g1", "-fno-omit-frame-pointer",
                                                   "-fsanitize=address,undefined", "-fno-sanitize-recover=all"};
 const std::vector<std::string> kThreadSanitizedFlags = {"-O1", "-g1", "-fno-omit-frame-pointer", "-fsanitize=thread"};
 
@@ -423,7 +394,10 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   codegen::KernelAbi abi = codegen::make_kernel_abi(g);
   std::vector<std::string> names = abi.param_names;
   names.insert(names.end(), abi.output_names.begin(), abi.output_names.end());
-  WorkDir wd(opts);
+  int64_t buffer_bytes = 0;
+  for (const ir::ParamInfo& p : g.params) buffer_bytes += p.type.numel() * ir::dtype_bytes(p.type.dtype);
+  for (ir::NodeId o : g.outputs) buffer_bytes += g[o].type.numel() * ir::dtype_bytes(g[o].type.dtype);
+  WorkDir wd(opts.work_dir, opts.keep_work_dir, buffer_bytes);
   if (wd.kept()) report.work_dir = wd.str();
   write_text(wd / "kernel.h", abi.header);
   write_text(wd / "candidate.cpp", kernel_source);
