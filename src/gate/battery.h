@@ -27,9 +27,10 @@
 //   then one per mixed set, after, fresh, poison
 // Then the slots (A, B and two other distributions, each in its own
 // buffers), their baselines, concurrent rounds on A's and B's slots, the
-// soak (1100 to 1499 calls over the slots with drawn fills, ten of them
+// soak (1050 to 1299 calls over the slots, a quarter with drawn fills and
+// the rest with the outputs the slot's previous call left, ten of them
 // recorded at drawn positions, the last few past the thousandth call; its
-// kernel calls are the timing) and a last recorded call. The sanitized
+// filled calls are the timing) and a last recorded call. The sanitized
 // build makes call 0 only, on the heap.
 //
 // The user run (user_driver_source.h) calls the kernel on one drawn set in a

@@ -88,10 +88,10 @@ TEST(gate, AcceptsTheNaiveKernelWithEveryCheck) {
   EXPECT_EQ(r.replay, "axon verify gate_test.py kernel.cpp --seed 4");
   EXPECT_GE(r.calls, 10);
   EXPECT_TRUE(r.time_ms.has_value());
-  // The time is the soak's: its filled calls, about a third of its 1100 to
-  // 1499 (all made by a kernel this small), are timed; its kept ones are not.
-  EXPECT_GE(r.time_reps, 250);
-  EXPECT_LE(r.time_reps, 700);
+  // The time is the soak's: its filled calls, about a quarter of its 1050 to
+  // 1299 (all made by a kernel this small), are timed; its kept ones are not.
+  EXPECT_GE(r.time_reps, 200);
+  EXPECT_LE(r.time_reps, 450);
   EXPECT_EQ(r.kernel_sha.size(), 64u);
   EXPECT_TRUE(r.max_error_over_budget.count("large_mean"));
   EXPECT_TRUE(r.notes.empty()) << r.notes.front();
@@ -296,8 +296,8 @@ TEST(gate, BatteryPlanCoversFillsLateCallsAndThreads) {
   EXPECT_FALSE(fills_on_a.count(gate::fill::kKept));
   EXPECT_EQ(p.fills[gate::fill::kUntouched].kind, gate::FillKind::Untouched);
   EXPECT_EQ(p.fills[gate::fill::kKept].kind, gate::FillKind::Untouched);
-  ASSERT_GE(p.soak.size(), 1100u);
-  // The soak: a third of its calls filled and compared, the rest kept, one
+  ASSERT_GE(p.soak.size(), 1050u);
+  // The soak: a quarter of its calls filled and compared, the rest kept, one
   // in eight of those compared; the ten recorded ones filled and compared.
   int late = 0, recorded = 0, filled = 0, kept = 0, kept_compared = 0;
   for (size_t i = 0; i < p.soak.size(); ++i) {
@@ -320,7 +320,7 @@ TEST(gate, BatteryPlanCoversFillsLateCallsAndThreads) {
   EXPECT_EQ(recorded, 10);
   EXPECT_GE(late, 1);
   const double n = static_cast<double>(filled + kept);
-  EXPECT_NEAR(filled / n, 1.0 / 3, 0.06);
+  EXPECT_NEAR(filled / n, 1.0 / 4, 0.05);
   EXPECT_NEAR(kept_compared / static_cast<double>(kept), 1.0 / 8, 0.05);
   ASSERT_GE(p.concurrent_a, 0);
   EXPECT_NE(p.slots[static_cast<size_t>(p.concurrent_a)].first, p.slots[static_cast<size_t>(p.concurrent_b)].first);
