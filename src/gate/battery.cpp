@@ -290,7 +290,8 @@ void fill_reference_outputs(const ir::Graph& g, Battery& b, References& refs) {
   }
 }
 
-References::References(const ir::Graph& g, const Battery& b) : g_(g), b_(b), entries_(b.sets.size()), eval_(g) {}
+References::References(const ir::Graph& g, const Battery& b, int threads_per_set)
+    : g_(g), b_(b), entries_(b.sets.size()), eval_(g, threads_per_set) {}
 
 void References::ensure(int set) {
   Entry& e = entries_.at(static_cast<size_t>(set));
@@ -311,8 +312,6 @@ void References::ensure(int set) {
 }
 
 void References::compute(const std::vector<int>& which, int threads) {
-  // The compiled reference runs each set on all cores itself.
-  if (compiled()) threads = 1;
   threads = std::max(1, std::min<int>(threads, static_cast<int>(which.size())));
   std::atomic<size_t> next{0};
   std::mutex mu;

@@ -104,8 +104,10 @@ Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel,
 /// thread-safe, each set computed at most once.
 class References {
  public:
-  References(const ir::Graph& g, const Battery& b);
-  /// Computes the sets in `which` with up to `threads` threads; after
+  /// `threads_per_set`: the compiled twin's threads for one set (<= 0: the
+  /// machine's cores).
+  References(const ir::Graph& g, const Battery& b, int threads_per_set = 0);
+  /// Computes the sets in `which`, up to `threads` sets at once; after
   /// stop(), starts no further set.
   void compute(const std::vector<int>& which, int threads);
   void stop() { stopped_ = true; }

@@ -170,14 +170,15 @@ ReferenceEvaluator::Path chosen_path(const ir::Graph& g) {
 }
 }  // namespace
 
-ReferenceEvaluator::ReferenceEvaluator(const ir::Graph& g) : ReferenceEvaluator(g, chosen_path(g)) {}
-ReferenceEvaluator::ReferenceEvaluator(const ir::Graph& g, Path p) : g_(g), path_(p) {}
+ReferenceEvaluator::ReferenceEvaluator(const ir::Graph& g, int threads)
+    : ReferenceEvaluator(g, chosen_path(g), threads) {}
+ReferenceEvaluator::ReferenceEvaluator(const ir::Graph& g, Path p, int threads) : g_(g), threads_(threads), path_(p) {}
 
 void ReferenceEvaluator::prepare() const {
   std::call_once(once_, [&] {
     if (path_ != Path::Compiled) return;
     try {
-      compiled_ = std::make_unique<CompiledGraph>(verify::float64_twin(verify::reference_with_bounds_graph(g_)));
+      compiled_ = std::make_unique<CompiledGraph>(verify::float64_twin(verify::reference_with_bounds_graph(g_)), threads_);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(mu_);
       failure_ = e.what();

@@ -65,9 +65,11 @@ class CompiledGraph {
 class ReferenceEvaluator {
  public:
   enum class Path { Interpreter, Compiled };
-  /// Chooses the path (above); compiles nothing yet.
-  explicit ReferenceEvaluator(const ir::Graph& g);
-  ReferenceEvaluator(const ir::Graph& g, Path p);
+  /// Chooses the path (above); compiles nothing yet. `threads`: the
+  /// compiled twin's threads per evaluation (<= 0: the machine's cores);
+  /// a caller that evaluates several input sets at once gives each fewer.
+  explicit ReferenceEvaluator(const ir::Graph& g, int threads = 0);
+  ReferenceEvaluator(const ir::Graph& g, Path p, int threads = 0);
   /// reference_with_bounds(g, inputs); the first call on the compiled path
   /// compiles. Thread-safe.
   verify::ReferenceWithBounds evaluate(const std::vector<ir::Tensor>& inputs) const;
@@ -79,6 +81,7 @@ class ReferenceEvaluator {
  private:
   void prepare() const;
   const ir::Graph& g_;
+  int threads_ = 0;
   mutable std::once_flag once_;
   mutable std::mutex mu_;
   mutable Path path_;
