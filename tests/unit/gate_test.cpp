@@ -509,7 +509,7 @@ TEST(gate, RepeatedOutputsAreRecordedOnce) {
   std::system(("rm -rf " + o.work_dir).c_str());
 }
 
-// The soak compares every call with its slot's baseline on both cores when
+// The soak compares its compared calls with their slot's baseline on both cores when
 // the outputs span several chunks: a kernel that turns wrong after 700
 // calls (in the soak) in its last element only (the last chunk) is caught.
 TEST(gate, TheSoakComparesEveryChunkOfALargeOutput) {
