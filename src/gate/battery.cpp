@@ -28,11 +28,11 @@ uint64_t set_seed(uint64_t seed, int k) {
   return z ^ (z >> 31);
 }
 
+}  // namespace
+
 int64_t buffer_bytes(const ir::Type& t) {
   return std::max<int64_t>(t.numel(), 1) * ir::dtype_bytes(t.dtype);
 }
-
-}  // namespace
 
 Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel, const std::shared_future<void>* second_core) {
   using verify::Distribution;

@@ -97,6 +97,10 @@ struct Battery {
 /// and also on a second one from the moment `second_core` is ready (when
 /// given: the build beside the plan has ended); each set's values depend
 /// only on the seed, not on which thread drew it.
+/// The bytes of a kernel buffer of type `t` (at least one element's: the
+/// driver maps a zero-size buffer as one element).
+int64_t buffer_bytes(const ir::Type& t);
+
 Battery plan_battery(const ir::Graph& g, uint64_t seed, bool time_kernel,
                      const std::shared_future<void>* second_core = nullptr);
 

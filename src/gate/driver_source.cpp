@@ -211,7 +211,7 @@ void read_plan(const char* path) {
   int version = 0;
   bool have_key = false;
   if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "axon-gate-plan") != 0 || version != 5)
-    fail("not a version 4 plan");
+    fail("not a version 5 plan");
   while (fscanf(f, "%31s", word) == 1) {
     if (!strcmp(word, "end")) break;
     if (!strcmp(word, "buffers")) {

@@ -394,10 +394,10 @@ void judge_kernel(const ir::Graph& g, const std::string& kernel_source, const Ga
   codegen::KernelAbi abi = codegen::make_kernel_abi(g);
   std::vector<std::string> names = abi.param_names;
   names.insert(names.end(), abi.output_names.begin(), abi.output_names.end());
-  int64_t buffer_bytes = 0;
-  for (const ir::ParamInfo& p : g.params) buffer_bytes += p.type.numel() * ir::dtype_bytes(p.type.dtype);
-  for (ir::NodeId o : g.outputs) buffer_bytes += g[o].type.numel() * ir::dtype_bytes(g[o].type.dtype);
-  WorkDir wd(opts.work_dir, opts.keep_work_dir, buffer_bytes);
+  int64_t io_bytes = 0;
+  for (const ir::ParamInfo& p : g.params) io_bytes += buffer_bytes(p.type);
+  for (ir::NodeId o : g.outputs) io_bytes += buffer_bytes(g[o].type);
+  WorkDir wd(opts.work_dir, opts.keep_work_dir, io_bytes);
   if (wd.kept()) report.work_dir = wd.str();
   write_text(wd / "kernel.h", abi.header);
   write_text(wd / "candidate.cpp", kernel_source);
