@@ -10,7 +10,9 @@
 
 #include "cpu_test_support.h"
 #include "tile/interpret.h"
+#include "tile/passes/cascade_sums.h"
 #include "tile/passes/fuse_loops.h"
+#include "tile/passes/interchange_sums.h"
 #include "tile/pipeline.h"
 #include "tile/print.h"
 #include "tile/verify.h"
@@ -85,6 +87,44 @@ TEST(tile_fuse_loops, ABufferReadAcrossTheLoopKeepsThemApart) {
   // and the values would differ from the unfused kernel's).
   EXPECT_EQ(top_loops(f.before), 4) << tile::print(f.before);
   EXPECT_EQ(top_loops(f.after), 2) << tile::print(f.after);
+}
+
+TEST(tile_fuse_loops, ABatchOfColumnSumsFusesAndStillSumsInLanes) {
+  // An L2 norm over the channels of [N, C, L]: for each n the sum runs down
+  // the columns of x[n] (strided), and the division reads it at n. The loop
+  // over n is a batch of whole column sums, so it fuses with the division,
+  // and the column sum inside it is still interchange_sums' to take: each
+  // batch sums in lanes along L, then divides while x[n] is in cache.
+  const std::string spec =
+      "def f(x: \"f32[4, 24, 40]\"):\n"
+      "    n = np.sqrt(np.sum(x * x, axis=1, keepdims=True))\n"
+      "    return x / np.maximum(n, 1e-12)\n";
+  Fused f = run(spec);
+  // The sum, the norm, the division: one loop over n.
+  EXPECT_EQ(top_loops(f.before), 3) << tile::print(f.before);
+  EXPECT_EQ(top_loops(f.after), 1) << tile::print(f.after);
+  Kernel lanes = tile::interchange_sums(tile::cascade_sums(f.after));
+  EXPECT_EQ(test::problems_text(tile::verify(lanes)), "") << tile::print(lanes);
+  // One loop still, and inside it a Scratch accumulator summing x.
+  EXPECT_EQ(top_loops(lanes), 1) << tile::print(lanes);
+  int lane_sums = 0;
+  tile::visit(lanes.body, [&](const Stmt& s) {
+    if (s.kind() != StmtKind::Accumulate || lanes.buffers[s->buffer].scope != tile::Scope::Scratch) return;
+    s->value.visit_loads([&](const tile::Value& ld) { lane_sums += ld.buffer() == 0; });
+  });
+  EXPECT_GT(lane_sums, 0) << tile::print(lanes);
+  std::vector<ir::Tensor> in = test::graph_inputs(test::parse("import numpy as np\n\n" + spec), 5);
+  std::vector<ir::Tensor> a = tile::interpret(f.before, in), b = tile::interpret(lanes, in);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].data, b[i].data) << "output " << i;
+}
+
+TEST(tile_fuse_loops, AColumnSumOverTheWholeLoopStaysApart) {
+  // np.sum(x, 0) of a matrix beside a row loop of the same extent: the
+  // column sum's loop is the columns themselves, so it stays alone.
+  Fused f = run("def f(x: \"f32[32, 32]\", y: \"f32[32, 32]\"):\n"
+                "    return np.sum(x, axis=0) + np.sum(y, axis=1)\n");
+  EXPECT_EQ(top_loops(f.after), top_loops(f.before) - 1) << tile::print(f.after);
 }
 
 }  // namespace

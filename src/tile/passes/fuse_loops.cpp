@@ -52,9 +52,20 @@ bool row_local(const std::vector<Access>& a1, const std::string& v1, const std::
   return false;
 }
 
+// Whether fusing `l` keeps what interchange_sums would do to it: `l` is no
+// column sum, or the column sum is the nest below it (its loop a batch of
+// whole column sums: `for n { for j { acc = 0; for c { acc += x[n, c, j] };
+// t[n, j] = acc } }`), which interchange_sums still takes inside the fused
+// loop, one batch at a time.
+bool keeps_interchange(const Kernel& k, const Stmt& l) {
+  if (!interchanges(k, l)) return true;
+  const std::vector<Stmt> body = statements(l->body.at(0));
+  return body.size() == 1 && body[0].kind() == StmtKind::For && interchanges(k, body[0]);
+}
+
 bool legal(const Kernel& k, const Stmt& l1, const Stmt& l2) {
   if (!fusable_kind(l1) || !fusable_kind(l2) || l1->extent.value() != l2->extent.value()) return false;
-  if (interchanges(k, l1) || interchanges(k, l2)) return false;
+  if (!keeps_interchange(k, l1) || !keeps_interchange(k, l2)) return false;
   const Stmt& b1 = l1->body.at(0);
   const Stmt& b2 = l2->body.at(0);
   if (binds(b2, l1->var) || binds(b1, l2->var)) return false;

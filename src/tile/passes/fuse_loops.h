@@ -16,6 +16,10 @@
 /// never fused: its iterations are columns, not rows, and inside a fused
 /// loop it would stay a strided sum instead of per-lane sums along the rows
 /// (`np.sum(A, 0)` beside `np.sum(B, 1)`, the rewritten `np.sum(A @ B)`).
+/// Unless its loop is a batch of such sums whose body interchange_sums
+/// takes alone (`for n { for j { acc = 0; for c { acc += x[n, c, j] } ... } }`,
+/// an L2 norm over the channels of [N, C, L]): then it fuses, and the sum
+/// inside the fused loop still becomes lane sums, one batch at a time.
 /// Repeats while anything fuses.
 #pragma once
 

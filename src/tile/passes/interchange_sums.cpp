@@ -106,8 +106,9 @@ class Interchange {
     for (int r : f.regs)
       if (k_.buffers[r].dtype != tb.dtype) return std::nullopt;
     if (points * ir::dtype_bytes(tb.dtype) > kMaxPromotedBytes) return strip_mined(top, kept, tb.dtype);
-    // o: constants and the kept variables, each once, plus terms of outer
-    // variables (a block of a strip-mined kept loop).
+    // o: constants, outer variables (a batch the nest runs inside), and the
+    // kept variables, each once, plus terms of outer variables (a block of a
+    // strip-mined kept loop).
     std::set<std::string> kept_vars, used;
     for (const Stmt& l : kept) kept_vars.insert(l->var);
     for (const Index& x : f.o) {
@@ -121,7 +122,8 @@ class Interchange {
         if (c != 1 || !var.empty()) return std::nullopt;
         var = name;
       }
-      if (var.empty() || !used.insert(var).second) return std::nullopt;
+      if (var.empty()) continue;  // outer variables only: fixed inside the nest
+      if (!used.insert(var).second) return std::nullopt;
     }
     if (used.size() != kept.size()) return std::nullopt;
     // Values read only inputs and buffers the fold does not write, and the

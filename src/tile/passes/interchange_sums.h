@@ -17,8 +17,9 @@
 ///     acc_lanes[K] = 0 (over K);  for r { acc_lanes[K] += v (over K) };  T[o] = acc_lanes[K] (over K)
 /// It applies when: every accumulator has T's dtype, F32 or F64, and the
 /// arrays fit 64 KB each (the printer's stack scratch); o is one index per
-/// dimension of T, each a constant or a Ki's variable plus terms of outer
-/// variables, every Ki's variable used once (distinct iterations own
+/// dimension of T, each a constant, terms of outer variables only, or a Ki's
+/// variable plus terms of outer variables, every Ki's variable used once
+/// in all of o (distinct iterations own
 /// distinct elements); no value reads T; and some load has Kk's variable
 /// with coefficient 1 in its last index while no load has a reduction
 /// variable in its last index (the innermost loop of each leaf then walks
