@@ -300,9 +300,11 @@ TEST(gemm, LegalityAndKnobs) {
   // Two threads on s1 with the L2 of the AVX2 Zen 3 host (512 KiB): the
   // packed B block within half of L2 (kc 256 x nc 256), four column blocks,
   // whole blocks on the threads by default, which the model ranks ahead of
-  // ranges of rows. One block (nc 1024 under a 4 MiB L2), blocks that do
-  // not split evenly, one thread, or batches that feed the threads: ranges
-  // of rows (split_n 0; unused without threads).
+  // ranges of rows. Where L2 would hold all of N in one block (nc 1024
+  // under a 4 MiB L2), the widest blocks that split evenly over the
+  // threads instead (two of 512). Blocks that cannot split evenly, one
+  // thread, or batches that feed the threads: ranges of rows (split_n 0;
+  // unused without threads).
   target::Target zen3 = machine(256);
   zen3.caches[1].bytes = 512 << 10;
   GemmSchedule s1 = codegen::default_gemm_schedule(g, zen3);
@@ -317,8 +319,15 @@ TEST(gemm, LegalityAndKnobs) {
   EXPECT_NE(codegen::gemm_why_illegal(g, rows, zen3), "");
   target::Target big_l2 = machine(256);
   big_l2.caches[1].bytes = 4 << 20;
-  EXPECT_EQ(codegen::default_gemm_schedule(g, big_l2).nc, 1024);
-  EXPECT_EQ(codegen::default_gemm_schedule(g, big_l2).split_n, 0);
+  EXPECT_EQ(codegen::default_gemm_schedule(g, big_l2).nc, 512);
+  EXPECT_EQ(codegen::default_gemm_schedule(g, big_l2).split_n, 1);
+  // N = 768 under 4 MiB: two blocks of 384 (a multiple of nr = 16)
+  EXPECT_EQ(codegen::default_gemm_schedule(codegen::dense_gemm_shape(1, 1024, 768, 1024), big_l2).nc, 384);
+  // one thread keeps its one block; batches that feed the threads keep theirs
+  target::Target big_l2_one = big_l2;
+  big_l2_one.cores = 1;
+  EXPECT_EQ(codegen::default_gemm_schedule(g, big_l2_one).nc, 1024);
+  EXPECT_EQ(codegen::default_gemm_schedule(codegen::dense_gemm_shape(8, 512, 1024, 512), big_l2).nc, 1024);
   EXPECT_EQ(codegen::default_gemm_schedule(g, machine(256)).nc, 512);  // 1 MiB L2: two blocks
   EXPECT_EQ(codegen::default_gemm_schedule(s9, zen3).split_n, 0);
   EXPECT_EQ(codegen::default_gemm_schedule(codegen::dense_gemm_shape(1, 7, 12, 3), zen3).split_n, 0);

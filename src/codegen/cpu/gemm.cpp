@@ -28,6 +28,11 @@ int64_t balanced_mc(int64_t M, int mr, int threads, int64_t want) {
   return std::max<int64_t>(mr, round_up(ceil_div(per_thread, blocks), mr));
 }
 
+// Whether the batches alone give every thread whole products.
+bool batches_feed_threads(const GemmShape& g, const GemmSchedule& s) {
+  return g.batch >= s.threads && (g.batch % s.threads == 0 || g.batch >= 4 * s.threads);
+}
+
 // Whether threads take whole column blocks by default: when the batches do
 // not feed them and whole blocks (as lower_gemm takes them) split evenly
 // over them. A column block per
@@ -36,8 +41,17 @@ int64_t balanced_mc(int64_t M, int mr, int threads, int64_t want) {
 // AVX2 Zen 3 host: 1.18x-1.30x, bench/gemm/README.md).
 int split_n_default(const GemmShape& g, const GemmSchedule& s) {
   if (s.threads <= 1) return 0;
-  const bool batches = g.batch >= s.threads && (g.batch % s.threads == 0 || g.batch >= 4 * s.threads);
-  return !batches && g.c_n == 1 && g.N % s.nc == 0 && (g.N / s.nc) % s.threads == 0 ? 1 : 0;
+  return !batches_feed_threads(g, s) && g.c_n == 1 && g.N % s.nc == 0 && (g.N / s.nc) % s.threads == 0 ? 1 : 0;
+}
+
+// nc, or the widest multiple of nr below it that cuts N into whole blocks
+// splitting evenly over the threads, when nc does not and one exists.
+int64_t column_block_for_threads(const GemmShape& g, const GemmSchedule& s) {
+  if (s.threads <= 1 || batches_feed_threads(g, s) || g.c_n != 1) return s.nc;
+  if (g.N % s.nc == 0 && (g.N / s.nc) % s.threads == 0) return s.nc;
+  for (int64_t blocks = s.threads; g.N / blocks >= s.nr; blocks += s.threads)
+    if (g.N % blocks == 0 && (g.N / blocks) % s.nr == 0 && g.N / blocks <= s.nc) return g.N / blocks;
+  return s.nc;
 }
 
 }  // namespace
@@ -72,6 +86,10 @@ GemmSchedule default_gemm_schedule(const GemmShape& g, const target::Target& t) 
   // of it, beside the A panels and C tiles that pass through. A block of
   // all of L2 spills to L3, which two threads then share.
   while (s.nc * s.kc * 4 > cache_bytes(t, 2, 1 << 20) / 2 && s.nc > s.nr) s.nc -= s.nr;
+  // Under a large L2 one block can hold all of N (1024 columns under 2 MiB),
+  // which leaves the threads ranges of rows: then the widest whole blocks
+  // that split evenly over the threads instead, as a smaller L2 gives them.
+  s.nc = column_block_for_threads(g, s);
   s.split_n = split_n_default(g, s);
   return s;
 }
