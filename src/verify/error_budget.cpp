@@ -22,6 +22,17 @@ double unit_roundoff(DType d) {
   }
 }
 
+// The smallest normal magnitude of a floating dtype (0 for the others).
+double smallest_normal(DType d) {
+  switch (d) {
+    case DType::F32: return std::ldexp(1.0, -126);
+    case DType::F64: return std::ldexp(1.0, -1022);
+    case DType::F16: return std::ldexp(1.0, -14);
+    case DType::BF16: return std::ldexp(1.0, -126);
+    default: return 0;
+  }
+}
+
 constexpr double kTranscendentalUlps = 4;
 
 // The rounding error of a sum of n terms, as a multiple of u * sum|t|: the
@@ -143,15 +154,21 @@ class BoundBuilder {
     const Shape& shape = n.type.shape;
     if (dt == DType::Bool) return -1;
     NodeId v = value_[i];
-    // The rounding of the result: unit * |v|, and none where v is infinite:
-    // in f64 an infinite result comes from infinite operands (a mask's
-    // -inf), and is exact. (unit * inf would make exp(-inf - m) = 0 carry
-    // 0 * inf = NaN, a bound that promises nothing, into causal attention.)
+    // The rounding of the result: unit * |v| plus the dtype's smallest
+    // normal magnitude, and none where v is infinite: in f64 an infinite
+    // result comes from infinite operands (a mask's -inf), and is exact.
+    // (unit * inf would make exp(-inf - m) = 0 carry 0 * inf = NaN, a
+    // bound that promises nothing, into causal attention.) The absolute
+    // term is underflow, which unit * |v| does not cover: a result below
+    // the smallest normal is a subnormal or, where the kernel flushes, 0
+    // (x * x of x = 1e-28 is 0 in float32 and 1e-56 in the reference;
+    // sqrt(sum(x * x)) then differs from it by far more than its relative
+    // budget, numpy's float32 answer included).
     auto rounding = [&](double unit) -> NodeId {
       if (unit == 0) return -1;
       Shape s = shape;
       NodeId inf = binary(g_, Op::Gt, abs_(v), k(std::numeric_limits<double>::max(), s));
-      return select(g_, inf, zeros(s), scale(unit, abs_(v)));
+      return select(g_, inf, zeros(s), add(scale(unit, abs_(v)), k(smallest_normal(dt), s)));
     };
     auto arg = [&](int j) { return n.args[j]; };
     auto val = [&](int j) { return value_[n.args[j]]; };

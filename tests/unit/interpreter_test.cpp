@@ -110,6 +110,33 @@ TEST(error_budget, DroppedTermIsOverBudgetAndReorderedSumIsNot) {
   EXPECT_FALSE(axon::verify::compare_with_budget({dropped}, ref[0], bound[0]).ok());
 }
 
+// sqrt(sum(x * x)) of x = 1e-28: every product underflows to 0 in float32
+// (numpy's float32 answer is 0 too) while the reference is 1e-56 each, so
+// the root differs from the reference by all of it: the budget's underflow
+// term must cover that, and still catch an answer off by a normal amount.
+TEST(error_budget, UnderflowedProductsAreWithinTheBudget) {
+  Graph g;
+  g.params = {{"a", {DType::F32, {1, 1000}}}};
+  NodeId a = param(g, 0);
+  g.outputs = {unary(g, Op::Sqrt, reduce(g, Op::ReduceSum, binary(g, Op::Mul, a, a), {1}))};
+  Tensor in = t({1, 1000}, std::vector<double>(1000, 1e-28));
+  auto ref = axon::verify::interpret(g, {in});
+  auto bound = axon::verify::error_bounds(g, {in});
+  EXPECT_NEAR(ref[0].data[0], std::sqrt(1000.0) * 1e-28, 1e-40);
+  float x = 1e-28f, sum = 0;
+  for (int i = 0; i < 1000; ++i) sum += x * x;
+  EXPECT_EQ(std::sqrt(sum), 0.0f);
+  EXPECT_TRUE(axon::verify::compare_with_budget({std::sqrt(sum)}, ref[0], bound[0]).ok());
+  EXPECT_FALSE(axon::verify::compare_with_budget({1e-3f}, ref[0], bound[0]).ok());
+  // with normal inputs the term is invisible: the dropped-term test above
+  // and this exact bound of a sum of 2.0s hold as before
+  Graph s;
+  s.params = {{"a", {DType::F32, {1, 1000}}}};
+  s.outputs = {reduce(s, Op::ReduceSum, param(s, 0), {1})};
+  EXPECT_NEAR(axon::verify::error_bounds(s, {t({1, 1000}, std::vector<double>(1000, 2.0))})[0].data[0],
+              8 * std::sqrt(1000.0) * std::ldexp(1.0, -24) * 2000, 1e-30);
+}
+
 TEST(error_budget, NonFiniteMustMatchExactly) {
   Tensor ref{Type{DType::F32, {3}}, {INFINITY, NAN, 1.0}};
   Tensor bound{Type{DType::F32, {3}}, {0, 0, 0}};
