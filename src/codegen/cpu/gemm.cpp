@@ -33,6 +33,10 @@ bool batches_feed_threads(const GemmShape& g, const GemmSchedule& s) {
   return g.batch >= s.threads && (g.batch % s.threads == 0 || g.batch >= 4 * s.threads);
 }
 
+// Whether column blocks of nc cut N into whole blocks that split evenly over
+// the threads.
+bool blocks_split_evenly(int64_t N, int64_t nc, int threads) { return N % nc == 0 && (N / nc) % threads == 0; }
+
 // Whether threads take whole column blocks by default: when the batches do
 // not feed them and whole blocks (as lower_gemm takes them) split evenly
 // over them. A column block per
@@ -41,14 +45,14 @@ bool batches_feed_threads(const GemmShape& g, const GemmSchedule& s) {
 // AVX2 Zen 3 host: 1.18x-1.30x, bench/gemm/README.md).
 int split_n_default(const GemmShape& g, const GemmSchedule& s) {
   if (s.threads <= 1) return 0;
-  return !batches_feed_threads(g, s) && g.c_n == 1 && g.N % s.nc == 0 && (g.N / s.nc) % s.threads == 0 ? 1 : 0;
+  return !batches_feed_threads(g, s) && g.c_n == 1 && blocks_split_evenly(g.N, s.nc, s.threads) ? 1 : 0;
 }
 
 // nc, or the widest multiple of nr below it that cuts N into whole blocks
 // splitting evenly over the threads, when nc does not and one exists.
 int64_t column_block_for_threads(const GemmShape& g, const GemmSchedule& s) {
   if (s.threads <= 1 || batches_feed_threads(g, s) || g.c_n != 1) return s.nc;
-  if (g.N % s.nc == 0 && (g.N / s.nc) % s.threads == 0) return s.nc;
+  if (blocks_split_evenly(g.N, s.nc, s.threads)) return s.nc;
   for (int64_t blocks = s.threads; g.N / blocks >= s.nr; blocks += s.threads)
     if (g.N % blocks == 0 && (g.N / blocks) % s.nr == 0 && g.N / blocks <= s.nc) return g.N / blocks;
   return s.nc;
@@ -194,7 +198,7 @@ double gemm_predicted_seconds(const GemmShape& g, const GemmSchedule& s, const t
   // the threads; ranges of rows meet at two barriers per K slice of each
   // column block (a few microseconds each in the model, more on a loaded
   // host, where each waits for the slowest thread).
-  const bool batches = s.threads > 1 && g.batch >= s.threads && (g.batch % s.threads == 0 || g.batch >= 4 * s.threads);
+  const bool batches = s.threads > 1 && batches_feed_threads(g, s);
   const bool cols = s.threads > 1 && !batches && s.split_n == 1 && g.c_n == 1 && g.N % s.nc == 0;
   double blocks = double(batches ? g.batch : cols ? ceil_div(g.N, s.nc) : ceil_div(g.M, s.mc));
   double balance = ceil_div(int64_t(blocks), s.threads) * s.threads / blocks;
