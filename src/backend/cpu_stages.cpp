@@ -6,6 +6,7 @@
 #include "codegen/cpu/attention.h"
 #include "codegen/cpu/gemm.h"
 #include "codegen/cpu/gemm_epilogue.h"
+#include "codegen/cpu/gemm_prologue.h"
 #include "codegen/cpu/stage_knobs.h"
 #include "loop/partition.h"
 #include "tile/lower_copy.h"
@@ -52,14 +53,25 @@ CpuStage stage_of(const std::shared_ptr<const ir::Graph>& g, const loop::Stage& 
     case StageKind::Contraction: {
       const codegen::GemmShape shape = codegen::gemm_shape_of(st.contraction);
       const std::string q = p + "gemm.";
-      c.knobs = codegen::gemm_knobs(shape, t, q);
-      c.why_illegal = [shape, q, t](const Schedule& s) { return codegen::gemm_why_illegal(shape, codegen::gemm_schedule_from(s, q), t); };
-      c.seconds = [shape, q, t](const Schedule& s) {
-        return codegen::gemm_predicted_seconds(shape, codegen::gemm_schedule_from(s, q), t);
+      auto sched = [q](const Schedule& s) {
+        codegen::GemmSchedule r = codegen::gemm_schedule_from(s, q);
+        codegen::prologue_schedule_from(s, q, &r);
+        return r;
       };
-      c.lower = [shape, q](const Schedule& s) {
+      c.knobs = codegen::with_prologue_knobs(codegen::gemm_knobs(shape, t, q), st, q);
+      c.why_illegal = [shape, sched, t, st](const Schedule& s) {
+        const codegen::GemmSchedule gs = sched(s);
+        std::string why = codegen::prologue_why_illegal(st, gs);
+        return why.empty() ? codegen::gemm_why_illegal(shape, gs, t) : why;
+      };
+      c.seconds = [g, shape, sched, t, st](const Schedule& s) {
+        const codegen::GemmSchedule gs = sched(s);
+        return codegen::gemm_predicted_seconds(shape, gs, t) + codegen::prologue_seconds(*g, st, shape, gs, t);
+      };
+      c.lower = [g, shape, sched, st](const Schedule& s) {
         StageProgram sp;
-        sp.program = tile::lower_gemm(shape, codegen::gemm_schedule_from(s, q), "gemm");
+        const tile::GemmPrologue pro = codegen::gemm_prologue(*g, st);
+        sp.program = tile::lower_gemm(shape, sched(s), "gemm", nullptr, codegen::has_prologue(st) ? &pro : nullptr);
         tile::require_well_formed(sp.program, "the GEMM's tile program");
         return sp;
       };
@@ -102,14 +114,26 @@ CpuStage stage_of(const std::shared_ptr<const ir::Graph>& g, const loop::Stage& 
     case StageKind::Epilogue: {
       const loop::EpilogueGroup e = st.epilogue;
       const std::string q = p + "gemm.";
-      c.knobs = codegen::epilogue_knobs(e, t, q);
-      c.why_illegal = [e, q, t](const Schedule& s) { return codegen::epilogue_why_illegal(e, codegen::epilogue_schedule_from(s, q), t); };
-      c.seconds = [g, e, q, t](const Schedule& s) {
-        return codegen::epilogue_seconds(*g, e, codegen::epilogue_schedule_from(s, q), t);
+      auto sched = [q](const Schedule& s) {
+        codegen::GemmSchedule r = codegen::epilogue_schedule_from(s, q);
+        codegen::prologue_schedule_from(s, q, &r);
+        return r;
       };
-      c.lower = [g, e, q](const Schedule& s) {
+      c.knobs = codegen::with_prologue_knobs(codegen::epilogue_knobs(e, t, q), st, q);
+      c.why_illegal = [e, sched, t, st](const Schedule& s) {
+        const codegen::GemmSchedule gs = sched(s);
+        std::string why = codegen::prologue_why_illegal(st, gs);
+        return why.empty() ? codegen::epilogue_why_illegal(e, gs, t) : why;
+      };
+      c.seconds = [g, e, sched, t, st](const Schedule& s) {
+        const codegen::GemmSchedule gs = sched(s);
+        return codegen::epilogue_seconds(*g, e, gs, t) +
+               codegen::prologue_seconds(*g, st, codegen::gemm_shape_of(e.gemm), gs, t);
+      };
+      c.lower = [g, e, sched, st](const Schedule& s) {
         StageProgram sp;
-        sp.program = codegen::epilogue_kernel(*g, e, codegen::epilogue_schedule_from(s, q), "gemm");
+        const tile::GemmPrologue pro = codegen::gemm_prologue(*g, st);
+        sp.program = codegen::epilogue_kernel(*g, e, sched(s), "gemm", codegen::has_prologue(st) ? &pro : nullptr);
         return sp;
       };
       break;

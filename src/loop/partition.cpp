@@ -6,6 +6,7 @@
 #include "loop/attention_group.h"
 #include "loop/attention_prologue.h"
 #include "loop/epilogue_group.h"
+#include "loop/gemm_prologue.h"
 #include "loop/paired_epilogue.h"
 
 #include <algorithm>
@@ -168,6 +169,43 @@ bool is_matrix_vector(const Contraction& c) { return c.batch == 1 && (c.M == 1 |
 
 namespace {
 
+// The values a run of nodes reads from outside it (Constants and Iotas are
+// recomputed in the run), ascending.
+std::vector<NodeId> run_inputs(const Graph& g, const Stage& s) {
+  std::set<NodeId> mine(s.nodes.begin(), s.nodes.end());
+  std::set<NodeId> in;
+  for (NodeId i : s.nodes)
+    for (NodeId a : g[i].args)
+      if (!mine.count(a) && !cloneable(g[a])) in.insert(a);
+  return {in.begin(), in.end()};
+}
+
+// A run's subgraph over its inputs and results, and Row or Naive.
+void build_run_sub(const Graph& g, Stage& s) {
+  Graph sub;
+  sub.entry = g.entry;
+  std::map<NodeId, NodeId> m;
+  for (size_t k = 0; k < s.inputs.size(); ++k) {
+    NodeId in = s.inputs[k];
+    std::string name =
+        g[in].op == Op::Param ? g.params[static_cast<size_t>(g[in].attrs.ints[0])].name : "v" + std::to_string(in);
+    sub.params.push_back({name, g[in].type});
+    m[in] = param(sub, static_cast<int>(k));
+  }
+  for (NodeId i : s.nodes) {
+    Node nd = g[i];
+    for (NodeId& a : nd.args) {
+      if (!m.count(a)) m[a] = sub.make(g[a]);  // a Constant or Iota (no operands)
+      a = m[a];
+    }
+    m[i] = sub.make(nd);
+  }
+  for (NodeId r : s.results) sub.outputs.push_back(m.at(r));
+  s.row = plan_row_kernel(sub);
+  s.kind = s.row.ok ? StageKind::Row : StageKind::Naive;
+  s.sub = std::move(sub);
+}
+
 class Partitioner {
  public:
   explicit Partitioner(const Graph& g) : g_(g), n_(g.size()) {}
@@ -184,6 +222,7 @@ class Partitioner {
     fuse_attention_prologues(g_, &p);
     fuse_epilogue_groups(g_, &p);
     fuse_paired_epilogues(g_, &p);
+    fuse_gemm_prologues(g_, &p);
     p.whole_graph = p.stages.size() == 1 && (p.stages[0].kind == StageKind::Row || p.stages[0].kind == StageKind::Naive);
     return p;
   }
@@ -391,14 +430,7 @@ class Partitioner {
     stages_.push_back(std::move(s));
   }
 
-  std::vector<NodeId> inputs_of(const Stage& s) const {
-    std::set<NodeId> mine(s.nodes.begin(), s.nodes.end());
-    std::set<NodeId> in;
-    for (NodeId i : s.nodes)
-      for (NodeId a : g_[i].args)
-        if (!mine.count(a) && !cloneable(g_[a])) in.insert(a);
-    return {in.begin(), in.end()};
-  }
+  std::vector<NodeId> inputs_of(const Stage& s) const { return run_inputs(g_, s); }
 
   // Results: values a later stage reads, and the graph's outputs.
   void assign_results() {
@@ -414,30 +446,7 @@ class Partitioner {
         if (wanted.count(i)) s.results.push_back(i);
   }
 
-  void build_sub(Stage& s) const {
-    Graph sub;
-    sub.entry = g_.entry;
-    std::map<NodeId, NodeId> m;
-    for (size_t k = 0; k < s.inputs.size(); ++k) {
-      NodeId in = s.inputs[k];
-      std::string name =
-          g_[in].op == Op::Param ? g_.params[static_cast<size_t>(g_[in].attrs.ints[0])].name : "v" + std::to_string(in);
-      sub.params.push_back({name, g_[in].type});
-      m[in] = param(sub, static_cast<int>(k));
-    }
-    for (NodeId i : s.nodes) {
-      Node nd = g_[i];
-      for (NodeId& a : nd.args) {
-        if (!m.count(a)) m[a] = sub.make(g_[a]);  // a Constant or Iota (no operands)
-        a = m[a];
-      }
-      m[i] = sub.make(nd);
-    }
-    for (NodeId r : s.results) sub.outputs.push_back(m.at(r));
-    s.row = plan_row_kernel(sub);
-    s.kind = s.row.ok ? StageKind::Row : StageKind::Naive;
-    s.sub = std::move(sub);
-  }
+  void build_sub(Stage& s) const { build_run_sub(g_, s); }
 
   const Graph& g_;
   const NodeId n_;
@@ -448,5 +457,21 @@ class Partitioner {
 }  // namespace
 
 Partition partition_graph(const Graph& g) { return Partitioner(g).run(); }
+
+void rebuild_run_stage(const Graph& g, Stage* s) {
+  // The nodes the results need, within the stage.
+  const std::set<NodeId> mine(s->nodes.begin(), s->nodes.end());
+  std::set<NodeId> need;
+  std::vector<NodeId> todo = s->results;
+  while (!todo.empty()) {
+    const NodeId i = todo.back();
+    todo.pop_back();
+    if (!mine.count(i) || !need.insert(i).second) continue;
+    for (NodeId a : g[i].args) todo.push_back(a);
+  }
+  s->nodes.assign(need.begin(), need.end());
+  s->inputs = run_inputs(g, *s);
+  build_run_sub(g, *s);
+}
 
 }  // namespace axon::loop

@@ -24,6 +24,8 @@
 ///    the product before it is stored (loop/epilogue_group.h); or two
 ///    products over one A whose epilogues meet (a gated MLP's
 ///    silu(X W1) * (X W3)), computed together (loop/paired_epilogue.h).
+///  A Contraction or Epilogue stage may also compute an operand where it
+///  packs it (OperandPrologue, loop/gemm_prologue.h): X * g as A.
 /// Values that cross a stage boundary are materialised as dense row-major
 /// buffers; everything else stays inside its stage. Stages are listed in an
 /// order that respects their dependencies (the graph's topological order).
@@ -141,6 +143,23 @@ struct EpilogueGroup {
   std::vector<ir::NodeId> extra2;
 };
 
+/// An operand of a Contraction or Epilogue stage computed where the GEMM
+/// packs it (loop/gemm_prologue.h): the product's A (B) is node `out` of
+/// `graph`, an elementwise function of its params (bound to `inputs`, the
+/// original values), dense [rows, cols] or [batch, rows, cols] as the
+/// product reads it. Param `source` (of out's shape, float32) is read in
+/// place of the operand, as Stage::inputs[0] ([1]); the other params out
+/// reads, `reads` (ascending), follow the stage's other inputs, A's before
+/// B's. out = -1: none, the operand is read as it is.
+struct OperandPrologue {
+  ir::Graph graph;
+  ir::NodeId out = -1;
+  int source = -1;
+  std::vector<int> reads;
+  std::vector<ir::NodeId> inputs;
+  bool active() const { return out >= 0; }
+};
+
 struct Stage {
   StageKind kind = StageKind::Naive;
   std::vector<ir::NodeId> nodes;    // the original nodes computed here, ascending
@@ -152,6 +171,7 @@ struct Stage {
   LayoutCopy copy;                  // Copy: inputs = {copy.base}, results = {the transpose}
   AttentionGroup attention;         // Attention
   EpilogueGroup epilogue;           // Epilogue
+  OperandPrologue a_rows, b_rows;   // Contraction and Epilogue: A, B computed as packed (or none)
 };
 
 struct Partition {
@@ -162,6 +182,12 @@ struct Partition {
 };
 
 Partition partition_graph(const ir::Graph& g);
+
+/// Row or Naive stage `s` of a partition of `g` rebuilt for its results
+/// (after a fusion took one of them away): nodes no result needs dropped,
+/// its inputs, sub and row plan computed again (Row or Naive decided
+/// again), as partition_graph builds a stage.
+void rebuild_run_stage(const ir::Graph& g, Stage* s);
 
 /// The contraction an Einsum node is, reading its operands through foldable
 /// views; false (with `why`) when it is not a matrix product axon's

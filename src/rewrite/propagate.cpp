@@ -125,6 +125,77 @@ std::optional<Graph> factor_out(const Graph& g, const Move& m) {
   return rebuild(g, rep);
 }
 
+// ---- factor-across-contraction: (x * g) @ W = x @ (g * W), from A to B
+
+// The factor `f` of operand `side` of einsum `e` laid out for the other
+// operand, when every axis along which it varies is contracted and carried
+// by the other operand too (a gain along k); -1 otherwise, or when the
+// layout would need a transpose, or when it varies along no axis. Checks
+// only when `ng` is null; otherwise builds the reshaped source of the
+// factor (new id `nf`) into `ng`.
+NodeId factor_in_other_layout(const Graph& g, NodeId e, int side, NodeId f, Graph* ng, NodeId nf) {
+  ir::EinsumSpec s;
+  ir::parse_einsum(g[e].attrs.text, &s);
+  const std::string& labels = side == 0 ? s.a : s.b;
+  const std::string& other = side == 0 ? s.b : s.a;
+  NodeId src = g[f].op == Op::Broadcast ? g[f].args[0] : f;
+  const Shape& ts = g[src].type.shape;
+  if (ts.size() != labels.size()) return -1;
+  bool varies = false;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (ts[i] == 1) continue;
+    if (s.out.find(labels[i]) != std::string::npos || other.find(labels[i]) == std::string::npos) return -1;
+    varies = true;
+  }
+  if (!varies) return -1;
+  Shape target;
+  int last = -1;
+  for (char l : other) {
+    size_t p = labels.find(l);
+    int64_t d = p == std::string::npos ? 1 : ts[p];
+    if (d != 1) {
+      if (static_cast<int>(p) < last) return -1;  // would need a transpose
+      last = static_cast<int>(p);
+    }
+    target.push_back(d);
+  }
+  if (!ng) return 0;
+  NodeId nsrc = g[f].op == Op::Broadcast ? ng->node(nf).args[0] : nf;
+  return ng->node(nsrc).type.shape == target ? nsrc : ir::reshape(*ng, nsrc, target);
+}
+
+std::optional<Graph> factor_across(const Graph& g, const Move& m) {
+  NodeId e = m.site.at(0);
+  if (g[e].op != Op::Einsum) return std::nullopt;
+  const int side = 0, fi = m.variant;
+  std::vector<Factor> fs;
+  flatten(g, g[e].args[side], false, &fs);
+  if (fs.size() < 2 || fi >= static_cast<int>(fs.size())) return std::nullopt;
+  Factor moved = fs[fi];
+  bool numerator_left = false;
+  for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+    if (i != fi && !fs[i].denominator) numerator_left = true;
+  if (!numerator_left) return std::nullopt;
+  if (factor_in_other_layout(g, e, side, moved.id, nullptr, -1) < 0) return std::nullopt;
+  std::map<NodeId, Builder> rep;
+  rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
+    NodeId prod = -1;
+    for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+      if (i != fi && !fs[i].denominator) prod = prod < 0 ? map[fs[i].id] : ir::binary(ng, Op::Mul, prod, map[fs[i].id]);
+    for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+      if (i != fi && fs[i].denominator) prod = ir::binary(ng, Op::Div, prod, map[fs[i].id]);
+    NodeId other = map[g[e].args[1 - side]];
+    NodeId t = factor_in_other_layout(g, e, side, moved.id, &ng, map[moved.id]);
+    const Shape os = ng[other].type.shape;
+    if (ng[t].type.shape != os) t = ir::broadcast(ng, t, os);
+    NodeId scaled = ir::binary(ng, moved.denominator ? Op::Div : Op::Mul, other, t);
+    NodeId a = side == 0 ? prod : scaled;
+    NodeId b = side == 1 ? prod : scaled;
+    return ir::einsum(ng, g[e].attrs.text, a, b);
+  };
+  return rebuild(g, rep);
+}
+
 // ---- sum-of-contractions: P@Q + R@S = [P R] @ [Q; S]
 
 std::optional<Graph> sum_of_contractions(const Graph& g, const Move& m) {
@@ -426,6 +497,7 @@ std::string node_name(const Graph& g, NodeId id) {
 std::optional<Graph> apply_move(const Graph& g, const Move& m) {
   try {
     if (m.kind == "factor-out-of-contraction") return factor_out(g, m);
+    if (m.kind == "factor-across-contraction") return factor_across(g, m);
     if (m.kind == "sum-of-contractions") return sum_of_contractions(g, m);
     if (m.kind == "shared-operand-merge") return shared_operand(g, m);
     if (m.kind == "reassociate") return reassociate(g, m);
@@ -463,12 +535,20 @@ std::vector<Move> candidate_moves(const Graph& g) {
         std::vector<Factor> fs;
         flatten(g, n.args[side], false, &fs);
         if (fs.size() >= 2)
-          for (int f = 0; f < static_cast<int>(fs.size()) && f < 100; ++f)
+          for (int f = 0; f < static_cast<int>(fs.size()) && f < 100; ++f) {
             add({"factor-out-of-contraction",
                  std::string(fs[f].denominator ? "divide by " : "multiply by ") + node_name(g, fs[f].id) +
                      " after the contraction " + node_name(g, i) + " instead of before it (operand " +
                      std::to_string(side) + ")",
                  {i}, side * 100 + f});
+            // One way only, A to B (the weight, whose packing applies it at
+            // no cost, tile/lower_gemm.h), so that moves do not cycle.
+            if (side == 0)
+              add({"factor-across-contraction",
+                   std::string(fs[f].denominator ? "divide operand 1" : "multiply operand 1") + " of the contraction " +
+                       node_name(g, i) + " by " + node_name(g, fs[f].id) + " instead of operand 0",
+                   {i}, f});
+          }
         add({"unary-past-contraction",
              std::string("apply ") + node_name(g, n.args[side]) + " after the contraction " + node_name(g, i),
              {i}, side});

@@ -6,6 +6,10 @@
 //                              constant along the contracted axes (a row
 //                              scale, a softmax denominator) is applied to the
 //                              result instead: (x*s)@W = s*(x@W)
+//   factor-across-contraction  a factor of the first operand that varies only
+//                              along contracted axes the second carries (a
+//                              gain along k) multiplies the second instead:
+//                              (x*g)@W = x@(g*W) (one way only: no cycles)
 //   sum-of-contractions        P@Q + R@S as one contraction over the
 //                              concatenated operands [P R] @ [Q; S]
 //   shared-operand-merge       X@W1 and X@W2 as one X@[W1 W2], sliced

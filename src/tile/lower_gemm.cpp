@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "support/diagnostic.h"
 #include "tile/passes/fold_indices.h"
 
 namespace axon::tile {
@@ -24,7 +25,8 @@ Stmt loop(const std::string& var, const Index& extent, Stmt body, LoopKind kind 
 
 class GemmLowering {
  public:
-  GemmLowering(const GemmShape& g, const GemmSchedule& s, const GemmEpilogue* e) : g_(g), s_(s), e_(e) {}
+  GemmLowering(const GemmShape& g, const GemmSchedule& s, const GemmEpilogue* e, const GemmPrologue* p)
+      : g_(g), s_(s), e_(e), p_(p) {}
 
   Kernel run(const std::string& name) {
     k_.name = name;
@@ -47,9 +49,33 @@ class GemmLowering {
         extra_.push_back(k_.add_buffer(x));
       }
     }
+    if (p_) {
+      if (paired && (p_->a || p_->b)) throw InternalError("lower_gemm: an operand prologue with a paired epilogue");
+      const int first = 2 + (paired ? 1 : 0) + static_cast<int>(e_ ? e_->extra.size() : 0);
+      for (size_t i = 0; i < p_->extra.size(); ++i) {
+        Buffer x = p_->extra[i];
+        x.scope = Scope::Input;
+        x.param = first + static_cast<int>(i);
+        pro_extra_.push_back(k_.add_buffer(x));
+      }
+    }
+    a_src_ = A_, b_src_ = B_;
     if (g_.K == 0) {
       k_.body = empty_sum();
       return k_;
+    }
+    const bool pa = p_ && p_->a, pb = p_ && p_->b;
+    if ((pa && s_.prologue == 1 && !s_.pack_a) || (pb && s_.prologue == 1 && !s_.pack_b))
+      throw InternalError("lower_gemm: an operand computed as it is packed must be packed");
+    if (pa && s_.prologue == 0) {
+      Buffer v = k_.buffers[static_cast<size_t>(A_)];
+      v.name = "Aval", v.scope = Scope::Memory, v.param = -1;
+      a_src_ = k_.add_buffer(v);
+    }
+    if (pb && s_.prologue == 0) {
+      Buffer v = k_.buffers[static_cast<size_t>(B_)];
+      v.name = "Bval", v.scope = Scope::Memory, v.param = -1;
+      b_src_ = k_.add_buffer(v);
     }
     fused_ = paired && s_.pair == 1;
     w_ = fused_ ? s_.nr / 2 : s_.nr;
@@ -89,6 +115,15 @@ class GemmLowering {
 
     std::vector<Stmt> top;
     top.push_back(Stmt::comment(summary()));
+    // Operands computed whole first (prologue 0).
+    if (a_src_ != A_) {
+      top.push_back(Stmt::alloc(a_src_));
+      top.push_back(operand_pass(0));
+    }
+    if (b_src_ != B_) {
+      top.push_back(Stmt::alloc(b_src_));
+      top.push_back(operand_pass(1));
+    }
     if (!per_thread() && Bpack_ >= 0) top.push_back(Stmt::alloc(Bpack_));
     if (!per_thread() && Cpair_ >= 0) top.push_back(Stmt::alloc(Cpair_));
     if (T_ >= 0) {
@@ -99,12 +134,14 @@ class GemmLowering {
       top.push_back(product());
       top.push_back(Stmt::comment("A . B, the epilogue reading T"));
     }
-    b_in_ = B_, c_out_ = fused_ ? Cpair_ : C_, epi_ = e_ != nullptr;
+    b_in_ = b_src_, c_out_ = fused_ ? Cpair_ : C_, epi_ = e_ != nullptr;
     top.push_back(product());
     if (!per_thread() && Cpair_ >= 0) top.push_back(Stmt::free(Cpair_));
     if (!per_thread() && Bpack_ >= 0) top.push_back(Stmt::free(Bpack_));
     if (e_ && !tile_epilogue()) top.push_back(epilogue_pass());
     if (T_ >= 0) top.push_back(Stmt::free(T_));
+    if (b_src_ != B_) top.push_back(Stmt::free(b_src_));
+    if (a_src_ != A_) top.push_back(Stmt::free(a_src_));
     k_.body = Stmt::seq(std::move(top));
     // The general edge expressions folded for this shape (a block loop
     // that runs once goes, min(nc, N - jc) is nc or N - jc, ...).
@@ -236,6 +273,49 @@ class GemmLowering {
     });
     return Stmt::store(C_, {c_at(b, m, n)}, e);
   }
+  // Operand `which` (0 A, 1 B) at (b, i, j): the prologue's value, built at
+  // plain variables over the operand's ranges so that the indices of its
+  // reads simplify (a gain reshaped to [1, K] read at k), then put at (b,
+  // i, j); or the buffer's element (`src`, with the operand's strides).
+  Value operand_at(int which, int src, const Index& b, const Index& i, const Index& j) const {
+    const OperandFn* f = !p_ ? nullptr : which == 0 ? (p_->a ? &p_->a : nullptr) : (p_->b ? &p_->b : nullptr);
+    const bool computed = f && src == (which == 0 ? A_ : B_);
+    if (!computed) {
+      const Index at = which == 0 ? b * c(g_.a_batch) + i * c(g_.a_m) + j * c(g_.a_k)
+                                  : b * c(g_.b_batch) + i * c(g_.b_k) + j * c(g_.b_n);
+      return Value::load(src, {at}, ir::DType::F32);
+    }
+    const int64_t I = which == 0 ? g_.M : g_.K, J = which == 0 ? g_.K : g_.N;
+    const std::map<std::string, Interval> ranges = {{"p.b", {0, g_.batch - 1}}, {"p.i", {0, I - 1}}, {"p.j", {0, J - 1}}};
+    Value e = (*f)(v("p.b"), v("p.i"), v("p.j"), src, pro_extra_);
+    e = e.replace_loads([&](const Value& l) -> std::optional<Value> {
+      std::vector<Index> idx;
+      for (const Index& x : l.idx()) idx.push_back(simplify(x, ranges));
+      return Value::load(l.buffer(), idx, l.dtype());
+    });
+    return e.substitute([&](const std::string& name) -> std::optional<Index> {
+      if (name == "p.b") return b;
+      if (name == "p.i") return i;
+      if (name == "p.j") return j;
+      return std::nullopt;
+    });
+  }
+  // Operand `which` computed whole into its buffer (prologue 0), in
+  // parallel over its rows.
+  Stmt operand_pass(int which) const {
+    const int src = which == 0 ? A_ : B_, dst = which == 0 ? a_src_ : b_src_;
+    const int64_t I = which == 0 ? g_.M : g_.K, J = which == 0 ? g_.K : g_.N;
+    const int64_t bs = which == 0 ? g_.a_batch : g_.b_batch, is = which == 0 ? g_.a_m : g_.b_k,
+                  js = which == 0 ? g_.a_k : g_.b_n;
+    const int64_t batches = bs == 0 ? 1 : g_.batch;
+    Stmt st = Stmt::store(dst, {v("ob") * c(bs) + v("oi") * c(is) + v("oj") * c(js)},
+                          operand_at(which, src, v("ob"), v("oi"), v("oj")));
+    const bool par = s_.threads > 1 && I > 1;
+    Stmt rows = loop("oi", c(I), loop("oj", c(J), st, js == 1 ? LoopKind::Vectorized : LoopKind::Serial),
+                     par ? LoopKind::Parallel : LoopKind::Serial, s_.threads);
+    return Stmt::seq({Stmt::comment(std::string(which == 0 ? "A" : "B") + " computed whole by its prologue"),
+                      loop("ob", c(batches), rows)});
+  }
   Value load_c(int buffer, const Index& b, const Index& m, const Index& n) const {
     return Value::load(buffer, {c_at(b, m, n)}, ir::DType::F32);
   }
@@ -316,10 +396,7 @@ class GemmLowering {
     Index j0 = jc() + v("jp") * c(W);
     Index cols = min(c(W), c(g_.N) - j0);
     Index row = v("jp") * c(kc_ * NR) + k * c(NR);
-    auto src = [&](int buffer) {
-      return Value::load(buffer, {v("b") * c(g_.b_batch) + (pc() + k) * c(g_.b_k) + (j0 + v("j")) * c(g_.b_n)},
-                         ir::DType::F32);
-    };
+    auto src = [&](int buffer) { return operand_at(1, buffer, v("b"), pc() + k, j0 + v("j")); };
     // The padding is written from the half's end down, so that its offsets
     // stay affine (parallel panels are shown disjoint); its extent is
     // capped at a panel for the verifier's intervals, which cannot see
@@ -343,8 +420,7 @@ class GemmLowering {
   // element (r, k) at at + k mr + r, rows below `rows` zero.
   Stmt pack_a_panel(const Index& i0, const Index& rows, const Index& at) const {
     const int64_t MR = s_.mr;
-    Value src = Value::load(A_, {v("b") * c(g_.a_batch) + (i0 + v("r")) * c(g_.a_m) + (pc() + v("k")) * c(g_.a_k)},
-                            ir::DType::F32);
+    Value src = operand_at(0, a_src_, v("b"), i0 + v("r"), pc() + v("k"));
     Stmt copy = loop("r", rows, loop("k", kb(), Stmt::store(Apack_, {at + v("k") * c(MR) + v("r")}, src)));
     Stmt pad = loop("z", min(c(MR), c(MR) - rows),
                     loop("k", kb(), Stmt::store(Apack_, {at + v("k") * c(MR) + c(MR - 1) - v("z")},
@@ -403,8 +479,8 @@ class GemmLowering {
     } else {
       // A in place: whole panels read through A's strides.
       Index first = ic + v("ir") * c(MR);
-      View a{A_, v("b") * c(g_.a_batch) + first * c(g_.a_m) + pc() * c(g_.a_k), {g_.a_m, g_.a_k}};
-      View next{A_, v("b") * c(g_.a_batch) + min(first + c(MR), c(g_.M - MR)) * c(g_.a_m) + pc() * c(g_.a_k),
+      View a{a_src_, v("b") * c(g_.a_batch) + first * c(g_.a_m) + pc() * c(g_.a_k), {g_.a_m, g_.a_k}};
+      View next{a_src_, v("b") * c(g_.a_batch) + min(first + c(MR), c(g_.M - MR)) * c(g_.a_m) + pc() * c(g_.a_k),
                 {g_.a_m, g_.a_k}};
       block.push_back(loop("ir", mb / c(MR), tiles(a, first, c(MR), next, cic)));
     }
@@ -414,7 +490,10 @@ class GemmLowering {
   const GemmShape& g_;
   const GemmSchedule& s_;
   const GemmEpilogue* e_;
-  std::vector<int> extra_;     // the epilogue's input buffers
+  const GemmPrologue* p_;
+  std::vector<int> extra_;      // the epilogue's input buffers
+  std::vector<int> pro_extra_;  // the prologue's
+  int a_src_ = -1, b_src_ = -1; // what the product reads as A and B: the inputs, or Aval / Bval (prologue 0)
   Index pb_ = Index::var("pb");  // the K slice being built: the pb loop's, or the peeled last one
   bool last_ = false;            // building the last slice, which the epilogue follows
   Kernel k_;
@@ -431,8 +510,9 @@ class GemmLowering {
 
 }  // namespace
 
-Kernel lower_gemm(const GemmShape& g, const GemmSchedule& s, const std::string& name, const GemmEpilogue* e) {
-  return GemmLowering(g, s, e).run(name);
+Kernel lower_gemm(const GemmShape& g, const GemmSchedule& s, const std::string& name, const GemmEpilogue* e,
+                  const GemmPrologue* p) {
+  return GemmLowering(g, s, e, p).run(name);
 }
 
 }  // namespace axon::tile

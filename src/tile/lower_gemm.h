@@ -48,8 +48,10 @@
 /// buffers 0 and 1 are the Inputs A and B (params 0, 1) and
 /// buffer 2 the Output C (output 0), each a flat array as long as the
 /// strides reach; an epilogue's inputs follow as buffers 3.. (params 2..),
-/// after B2 (buffer 3, param 2) when paired; tile::verify(kernel) is empty;
-/// the interpreter computes C = A . B, C = E(A . B), or C = F(A . B, A . B2).
+/// after B2 (buffer 3, param 2) when paired, then a prologue's inputs;
+/// tile::verify(kernel) is empty; the interpreter computes C = A . B,
+/// C = E(A . B), or C = F(A . B, A . B2), with A and B as the prologue
+/// gives them.
 #pragma once
 
 #include <cstdint>
@@ -86,6 +88,7 @@ struct GemmSchedule {
   int epilogue = 1;   // with an epilogue: 1 on each register tile after its last K slice, 0 one pass over C after
   int pair = 1;       // with a paired epilogue: 1 both products on one A panel (nc counts both), 0 one after the other
   int split_n = 0;    // on threads (batches not on them): 1 whole column blocks per thread, each packing its own B, 0 ranges of rows
+  int prologue = 1;   // with an operand prologue: 1 computed as the operand is packed, 0 whole into a buffer first
 };
 
 /// E(b, m, n, c, extra): the value the kernel stores at C's element (b, m,
@@ -108,8 +111,28 @@ struct GemmEpilogue {
   PairFn f2;
 };
 
-/// `e` null: the plain product.
+/// P(b, i, j, source, extra): an operand's element (b, i, j) (A's (b, m, k),
+/// B's (b, k, n)) computed from its source buffer (the operand's own
+/// buffer, A or B, holding a value of the operand's dense layout) and the
+/// prologue's inputs (their buffer ids, in the order of
+/// GemmPrologue::extra).
+using OperandFn = std::function<Value(const Index& b, const Index& i, const Index& j, int source,
+                                      const std::vector<int>& extra)>;
+
+/// Operands computed by the kernel (loop/gemm_prologue.h): with `a` (`b`),
+/// A (B) is a(b, m, k) (b(b, k, n)) instead of the buffer's element. With
+/// GemmSchedule::prologue 1 the function is applied where the operand is
+/// packed (that operand must be packed); with 0 the operand is computed
+/// whole into a memory buffer of its layout first (one parallel pass) and
+/// the product reads that as it would the input. Its inputs are params
+/// after the epilogue's. Not with a paired epilogue.
+struct GemmPrologue {
+  std::vector<Buffer> extra;
+  OperandFn a, b;
+};
+
+/// `e` null: the plain product; `p` null: the operands as given.
 Kernel lower_gemm(const GemmShape& g, const GemmSchedule& s, const std::string& name = "gemm",
-                  const GemmEpilogue* e = nullptr);
+                  const GemmEpilogue* e = nullptr, const GemmPrologue* p = nullptr);
 
 }  // namespace axon::tile

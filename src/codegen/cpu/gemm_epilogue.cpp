@@ -79,7 +79,7 @@ double epilogue_seconds(const ir::Graph& g, const loop::EpilogueGroup& e, const 
 }
 
 tile::Kernel epilogue_kernel(const ir::Graph& g, const loop::EpilogueGroup& e, const GemmSchedule& s,
-                             const std::string& fn) {
+                             const std::string& fn, const tile::GemmPrologue* p) {
   tile::GemmEpilogue ep;
   std::vector<ir::NodeId> inputs = e.extra;
   inputs.insert(inputs.end(), e.extra2.begin(), e.extra2.end());
@@ -154,7 +154,7 @@ tile::Kernel epilogue_kernel(const ir::Graph& g, const loop::EpilogueGroup& e, c
     ep.f = [&](const tile::Index& b, const tile::Index& m, const tile::Index& n, const tile::Value& c,
                const std::vector<int>& bufs) { return value_of(index_at(b, m, n), c, nullptr, bufs); };
   }
-  tile::Kernel k = tile::lower_gemm(gemm_shape_of(e.gemm), s, fn, &ep);
+  tile::Kernel k = tile::lower_gemm(gemm_shape_of(e.gemm), s, fn, &ep, p);
   tile::require_well_formed(k, "the GEMM epilogue's tile program");
   return k;
 }

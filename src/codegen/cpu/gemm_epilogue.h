@@ -37,7 +37,8 @@ double epilogue_seconds(const ir::Graph& g, const loop::EpilogueGroup& e, const 
 
 /// The stage's tile program, verified. `g` is the partitioned graph (the
 /// types of the epilogue's other inputs).
+/// `p`: the operands' prologues (codegen/cpu/gemm_prologue.h), or none.
 tile::Kernel epilogue_kernel(const ir::Graph& g, const loop::EpilogueGroup& e, const GemmSchedule& s,
-                             const std::string& fn);
+                             const std::string& fn, const tile::GemmPrologue* p = nullptr);
 
 }  // namespace axon::codegen
