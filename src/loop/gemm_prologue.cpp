@@ -1,6 +1,7 @@
 #include "loop/gemm_prologue.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "ir/element_def.h"
@@ -12,16 +13,50 @@ using namespace axon::ir;
 
 namespace {
 
-// Whether each element of id is a function of values read through views:
-// no reduction, einsum or concat in its cone (tile/inline_value.h).
-bool elementwise_cone(const Graph& g, NodeId id, std::set<NodeId>* seen) {
-  if (!seen->insert(id).second) return true;
-  const Node& n = g[id];
-  if (n.op == Op::Einsum || n.op == Op::Concat || !reduction_domain(g, n).extents.empty()) return false;
-  for (NodeId a : n.args)
-    if (!elementwise_cone(g, a, seen)) return false;
-  return true;
+bool heavy(const Node& n, const Graph& g) {
+  return n.op == Op::Einsum || n.op == Op::Concat || !reduction_domain(g, n).extents.empty();
 }
+
+// The operand's cone within a row stage (`mine`), split: `cone`, the nodes
+// computed at each element of the operand (elementwise and layout ops),
+// and `leaves`, the smaller values of the stage it reads whose own cones
+// hold a reduction (a norm's row statistic, a row max), which the row
+// stage then returns. False when an einsum, a concat or a reduction would
+// have to be computed at each element.
+class ConeSplit {
+ public:
+  ConeSplit(const Graph& g, const std::set<NodeId>& mine, NodeId base) : g_(g), mine_(mine), numel_(g[base].type.numel()) {}
+
+  bool run(NodeId id) {
+    if (!mine_.count(id) || cone.count(id) || leaves.count(id)) return true;
+    const Node& n = g_[id];
+    if (g_[id].type.numel() < numel_ && holds_heavy(id)) {
+      leaves.insert(id);
+      return true;
+    }
+    if (heavy(n, g_)) return false;
+    cone.insert(id);
+    for (NodeId a : n.args)
+      if (!run(a)) return false;
+    return true;
+  }
+
+  std::set<NodeId> cone, leaves;
+
+ private:
+  bool holds_heavy(NodeId id) {
+    if (!mine_.count(id)) return false;
+    auto it = memo_.find(id);
+    if (it != memo_.end()) return it->second;
+    bool h = heavy(g_[id], g_);
+    for (NodeId a : g_[id].args) h = holds_heavy(a) || h;
+    return memo_[id] = h;
+  }
+  const Graph& g_;
+  const std::set<NodeId>& mine_;
+  const int64_t numel_;
+  std::map<NodeId, bool> memo_;
+};
 
 // The params (indices) of out's cone, ascending.
 std::vector<int> params_read(const Graph& sub, NodeId out) {
@@ -71,11 +106,14 @@ bool take_operand(const Graph& g, Partition* p, size_t* k, int which) {
   if (r >= *k) return false;
   Stage& row = p->stages[r];
   if (row.kind != StageKind::Row && row.kind != StageKind::Naive) return false;
-  const size_t res = static_cast<size_t>(std::find(row.results.begin(), row.results.end(), base) - row.results.begin());
-  const Graph& sub = row.sub;
-  const NodeId out = sub.outputs.at(res);
-  std::set<NodeId> seen;
-  if (!elementwise_cone(sub, out, &seen)) return false;
+  const std::set<NodeId> mine(row.nodes.begin(), row.nodes.end());
+  ConeSplit split(g, mine, base);
+  if (!split.run(base)) return false;
+  // The operand's function alone, over the stage's inputs it reads and the
+  // leaves.
+  const Stage fn = run_stage(g, {split.cone.begin(), split.cone.end()}, {base});
+  const Graph& sub = fn.sub;
+  const NodeId out = sub.outputs.at(0);
   int source = -1;
   for (int q : params_read(sub, out))
     if (source < 0 && sub.params[static_cast<size_t>(q)].type.shape == shape &&
@@ -87,17 +125,19 @@ bool take_operand(const Graph& g, Partition* p, size_t* k, int which) {
   pr.graph = sub;
   pr.out = out;
   pr.source = source;
-  pr.inputs = row.inputs;
+  pr.inputs = fn.inputs;
   for (int q : params_read(sub, out))
     if (q != source) pr.reads.push_back(q);
-  st.inputs[static_cast<size_t>(which)] = row.inputs[static_cast<size_t>(source)];
-  for (int q : pr.reads) st.inputs.push_back(row.inputs[static_cast<size_t>(q)]);
+  st.inputs[static_cast<size_t>(which)] = fn.inputs[static_cast<size_t>(source)];
+  for (int q : pr.reads) st.inputs.push_back(fn.inputs[static_cast<size_t>(q)]);
   (which == 0 ? st.a_rows : st.b_rows) = std::move(pr);
 
-  // The producer keeps its other results; the nodes it no longer computes
-  // are this stage's.
+  // The producer returns the leaves instead of the operand, and keeps its
+  // other results; the nodes it no longer computes are this stage's.
   const std::vector<NodeId> before = row.nodes;
-  row.results.erase(row.results.begin() + static_cast<std::ptrdiff_t>(res));
+  row.results.erase(std::find(row.results.begin(), row.results.end(), base));
+  for (NodeId l : split.leaves)
+    if (!count_in(row.results, l)) row.results.push_back(l);
   if (!row.results.empty()) rebuild_run_stage(g, &row);
   else row.nodes.clear();
   for (NodeId n : before)

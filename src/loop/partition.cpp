@@ -458,6 +458,16 @@ class Partitioner {
 
 Partition partition_graph(const Graph& g) { return Partitioner(g).run(); }
 
+Stage run_stage(const Graph& g, std::vector<NodeId> nodes, std::vector<NodeId> results) {
+  Stage s;
+  s.kind = StageKind::Naive;
+  s.nodes = std::move(nodes);
+  s.results = std::move(results);
+  s.inputs = run_inputs(g, s);
+  build_run_sub(g, s);
+  return s;
+}
+
 void rebuild_run_stage(const Graph& g, Stage* s) {
   // The nodes the results need, within the stage.
   const std::set<NodeId> mine(s->nodes.begin(), s->nodes.end());

@@ -183,6 +183,10 @@ struct Partition {
 
 Partition partition_graph(const ir::Graph& g);
 
+/// A Row or Naive stage computing `nodes` (ascending) of `g` with `results`
+/// among them: its inputs, sub and row plan, as partition_graph builds one.
+Stage run_stage(const ir::Graph& g, std::vector<ir::NodeId> nodes, std::vector<ir::NodeId> results);
+
 /// Row or Naive stage `s` of a partition of `g` rebuilt for its results
 /// (after a fusion took one of them away): nodes no result needs dropped,
 /// its inputs, sub and row plan computed again (Row or Naive decided

@@ -97,6 +97,7 @@ class GemmLowering {
     if (s_.pack_b) Bpack_ = k_.add_buffer({"Bpack", ir::DType::F32, {kc_ * nc_}, per_thread() ? Scope::Scratch : Scope::Memory});
     if (s_.pack_a || a_edge_)
       Apack_ = k_.add_buffer({"Apack", ir::DType::F32, {kc_ * (s_.pack_a ? mc_ : s_.mr)}, Scope::Scratch});
+    if (p_ && p_->a && s_.prologue == 1) Arow_ = k_.add_buffer({"Arow", ir::DType::F32, {kc_}, Scope::Scratch});
     if (fused_) {
       // Each thread's row range (all of M on one thread) gets a slab of
       // Cpair rows, whole mc blocks (what the verifier's intervals give an
@@ -422,6 +423,13 @@ class GemmLowering {
     const int64_t MR = s_.mr;
     Value src = operand_at(0, a_src_, v("b"), i0 + v("r"), pc() + v("k"));
     Stmt copy = loop("r", rows, loop("k", kb(), Stmt::store(Apack_, {at + v("k") * c(MR) + v("r")}, src)));
+    if (Arow_ >= 0) {
+      // Computed as packed: each row's slice computed in vectors into Arow,
+      // then copied into the panel's column.
+      Stmt row = loop("k", kb(), Stmt::store(Arow_, {v("k")}, src), LoopKind::Vectorized);
+      Stmt put = loop("k", kb(), Stmt::store(Apack_, {at + v("k") * c(MR) + v("r")}, Value::load(Arow_, {v("k")}, ir::DType::F32)));
+      copy = loop("r", rows, Stmt::seq({Stmt::alloc(Arow_), row, put}));
+    }
     Stmt pad = loop("z", min(c(MR), c(MR) - rows),
                     loop("k", kb(), Stmt::store(Apack_, {at + v("k") * c(MR) + c(MR - 1) - v("z")},
                                                 Value::constant(0, ir::DType::F32))));
@@ -494,6 +502,7 @@ class GemmLowering {
   std::vector<int> extra_;      // the epilogue's input buffers
   std::vector<int> pro_extra_;  // the prologue's
   int a_src_ = -1, b_src_ = -1; // what the product reads as A and B: the inputs, or Aval / Bval (prologue 0)
+  int Arow_ = -1;               // A computed as packed: one row's slice, computed in vectors
   Index pb_ = Index::var("pb");  // the K slice being built: the pb loop's, or the peeled last one
   bool last_ = false;            // building the last slice, which the epilogue follows
   Kernel k_;

@@ -142,6 +142,29 @@ def test_gemm_epilogue_kernels_are_accepted(name, placement, tmp_path):
                                       spec, tmp_path / "k", 600))
 
 
+# GEMMs with an operand computed where it is packed (a prologue: a gain on
+# A, one on B along k), at both placements of the `.prologue` knob: as the
+# operand is packed, and whole into a buffer first.
+PROLOGUE_SPEC = ('def f(X: "f32[37, 150]", g: "f32[150]", W: "f32[150, 70]", h: "f32[150]"):\n'
+                 '    return ((X + 0.5) * g) @ (W / (h[:, None] + 3.0))\n')
+
+
+@pytest.mark.parametrize("placement", [1, 0])
+def test_gemm_prologue_kernels_are_accepted(placement, tmp_path):
+    if not AXON_BIN.is_file():
+        pytest.skip(f"axon binary not found at {AXON_BIN}")
+    spec = tmp_path / "gains.py"
+    spec.write_text("import numpy as np\n\n" + PROLOGUE_SPEC)
+    c = subprocess.run([str(AXON_BIN), "compile", str(spec), "-o", str(tmp_path / "default"), "--schedule", "{}", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    assert c.returncode == 0, c.stderr
+    sched = json.loads(c.stdout)["schedule"]
+    assert any(k.endswith(".prologue") for k in sched), sched
+    sched = {k: (placement if k.endswith(".prologue") else v) for k, v in sched.items()}
+    assert_accepted(*write_and_verify([str(AXON_BIN), "compile", str(spec), "-o", str(tmp_path / "k"), "--schedule",
+                                       json.dumps(sched)], spec, tmp_path / "k", 600))
+
+
 @pytest.mark.skipif(not ALL, reason="minutes per workload: AXON_GATE_ALL_WORKLOADS=1")
 @pytest.mark.parametrize("workload,form", EPILOGUE_WORKLOADS, ids=[w for w, _ in EPILOGUE_WORKLOADS])
 def test_workload_epilogue_kernels_are_accepted(workload, form, tmp_path):

@@ -110,7 +110,8 @@ TEST(tile_gemm_prologue, EveryBlockingVerifiesAndInterpretsToTheProductOfTheComp
 }
 
 // Computed as packed, the packing copies apply the function (the gain read
-// at the slice's k) and no buffer of the operand's size is allocated;
+// at the slice's k; A's rows in vectors, then into the panel) and no buffer
+// of the operand's size is allocated;
 // computed first, one parallel pass fills Aval, which the product reads;
 // an operand computed as packed but read in place is refused.
 TEST(tile_gemm_prologue, ThePackingCopiesComputeTheOperand) {
@@ -119,7 +120,10 @@ TEST(tile_gemm_prologue, ThePackingCopiesComputeTheOperand) {
   const Kernel packed = lower_gemm(g, gemm_schedule(4, 16, 16, 8, 32, 1, true, true), "gemm", nullptr, &p);
   ASSERT_EQ(problems_text(verify(packed)), "");
   const std::string text = print(packed);
-  EXPECT_NE(text.find("Apack[ip * 64 + k * 4 + r] = mul(A["), std::string::npos) << text;
+  // Each row's slice in vectors into Arow, then into the panel's column.
+  EXPECT_NE(text.find("alloc Arow: scratch f32[16]"), std::string::npos) << text;
+  EXPECT_NE(text.find("Arow[k] = mul(A["), std::string::npos) << text;
+  EXPECT_NE(text.find("Apack[ip * 64 + k * 4 + r] = Arow[k]"), std::string::npos) << text;
   EXPECT_NE(text.find("ga[pb * 16 + k]"), std::string::npos) << text;
   EXPECT_EQ(text.find("Aval"), std::string::npos) << text;
   GemmSchedule whole = gemm_schedule(4, 16, 16, 8, 32, 2, false, true);

@@ -40,9 +40,13 @@ std::vector<schedule::Knob> with_prologue_knobs(std::vector<schedule::Knob> knob
         if (it != k.values.end()) std::rotate(k.values.begin(), it, it + 1);
       }
   };
-  if (st.a_rows.active()) first_one("pack_a");
-  if (st.b_rows.active()) first_one("pack_b");
-  knobs.push_back({prefix + "prologue", {1, 0},
+  // A computed as packed costs a transposing copy per element of every
+  // column block (bench/RESULTS.md: m11's softmax 1.05x the time of A
+  // computed first and read in place), B's a vector multiply per element
+  // packed once: the default computes A first and B as packed.
+  const bool a_first = st.a_rows.active();
+  if (!a_first) first_one("pack_b");
+  knobs.push_back({prefix + "prologue", a_first ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{1, 0},
                    "1: an operand computed by the kernel is computed as it is packed; 0: whole into a buffer first"});
   return knobs;
 }
@@ -75,6 +79,8 @@ double prologue_seconds(const ir::Graph& g, const loop::Stage& st, const GemmSha
                          : which == 0     ? static_cast<double>((shape.N + s.nc - 1) / std::max<int64_t>(s.nc, 1))
                                           : 1.0;
     sec += elements * packs * static_cast<double>(pr.graph.size()) / (2e9 * lanes * threads);
+    // A's rows go into the panels' columns one element at a time.
+    if (which == 0 && s.prologue == 1) sec += elements * packs / (1e9 * threads);
     if (s.prologue == 0) sec += 2 * 4 * elements / bw;  // the operand's round trip
     for (int q : pr.reads) {
       const ir::Type& ty = g[pr.inputs.at(static_cast<size_t>(q))].type;

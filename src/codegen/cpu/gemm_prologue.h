@@ -6,8 +6,10 @@
 /// computed as it is packed, that operand then always packed; 0: the
 /// operand computed whole into a buffer first, one parallel pass, as the
 /// stage that computed it would, so that the search compares the two).
-/// With an A prologue, pack_a 1 comes first among its values (the default
-/// must be legal); likewise pack_b with a B prologue.
+/// The default (values[0]) is 0 when A has a prologue (computed as packed,
+/// A's rows are copied into the panels' columns one element at a time), 1
+/// otherwise, with pack_b 1 first among its values (the default must be
+/// legal).
 /// The functions are built from the prologues' graphs by
 /// tile/inline_value.h (each op's meaning is ir::body): the source param
 /// is read from the operand's own buffer, the others from their buffers
