@@ -66,6 +66,9 @@ std::vector<StageDescription> describe_stages(const ir::Graph& g, const Partitio
         }
         break;
     }
+    if (st.a_rows.active() || st.b_rows.active())
+      what << "; " << (st.a_rows.active() && st.b_rows.active() ? "A and B" : st.a_rows.active() ? "A" : "B")
+           << " computed by the kernel from its inputs (a prologue)";
     what << "; computes " << nodes_text(g, st.nodes);
     d.what = what.str();
     out.push_back(std::move(d));

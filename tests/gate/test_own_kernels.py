@@ -160,7 +160,9 @@ def test_gemm_prologue_kernels_are_accepted(placement, tmp_path):
     assert c.returncode == 0, c.stderr
     sched = json.loads(c.stdout)["schedule"]
     assert any(k.endswith(".prologue") for k in sched), sched
-    sched = {k: (placement if k.endswith(".prologue") else v) for k, v in sched.items()}
+    # Computed as packed, both operands are packed; computed first, A is read in place.
+    sched = {k: (placement if k.endswith(".prologue") else 1 if k.endswith(".pack_b") else
+                 placement if k.endswith(".pack_a") else v) for k, v in sched.items()}
     assert_accepted(*write_and_verify([str(AXON_BIN), "compile", str(spec), "-o", str(tmp_path / "k"), "--schedule",
                                        json.dumps(sched)], spec, tmp_path / "k", 600))
 

@@ -13,6 +13,7 @@
 
 #include "cpu_test_support.h"
 #include "tile_test_support.h"
+#include "loop/describe.h"
 #include "loop/partition.h"
 #include "rewrite/rewrite.h"
 
@@ -109,6 +110,21 @@ TEST(gemm_prologue, FusedKernelsAreWithinBudget) {
             test::expect_correct(g, s, t, what, 5);
           }
     }
+  }
+}
+
+// m1 and m11 as written: the row stage returns the row statistics (m1's
+// mean of squares as the scale, m11's max and sum), the product computes
+// the normalised A; `axon explain` says so.
+TEST(gemm_prologue, WorkloadsComputeTheirNormalisedOperands) {
+  for (const char* name : {"m1_rmsnorm_matmul", "m11_softmax_matmul"}) {
+    const ir::Graph g = test::load_workload(name);
+    const loop::Partition p = loop::partition_graph(g);
+    ASSERT_EQ(kinds(p), "row contraction") << name;
+    for (ir::NodeId r : p.stages[0].results) EXPECT_EQ(g[r].type.numel(), 1024) << name;
+    EXPECT_TRUE(p.stages[1].a_rows.active()) << name;
+    const std::vector<loop::StageDescription> d = loop::describe_stages(g, p);
+    EXPECT_NE(d.at(1).what.find("A computed by the kernel from its inputs (a prologue)"), std::string::npos) << d.at(1).what;
   }
 }
 
