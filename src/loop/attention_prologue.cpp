@@ -56,31 +56,6 @@ bool row_wise(const Graph& g, NodeId id, const Shape& full, std::map<NodeId, boo
   return true;
 }
 
-// The params (indices) of out's cone in sub, ascending.
-std::vector<int> params_read(const Graph& sub, NodeId out) {
-  std::vector<NodeId> stack = {out};
-  std::set<NodeId> seen;
-  std::set<int> params;
-  while (!stack.empty()) {
-    NodeId id = stack.back();
-    stack.pop_back();
-    if (!seen.insert(id).second) continue;
-    if (sub[id].op == Op::Param) params.insert(static_cast<int>(sub[id].attrs.ints.at(0)));
-    for (NodeId a : sub[id].args) stack.push_back(a);
-  }
-  return {params.begin(), params.end()};
-}
-
-// The first float32 param of out's shape that out reads: the row read in
-// place of out's; -1 if none.
-int source_param(const Graph& sub, NodeId out) {
-  for (int p : params_read(sub, out))
-    if (sub.params[static_cast<size_t>(p)].type.shape == sub[out].type.shape &&
-        sub.params[static_cast<size_t>(p)].type.dtype == DType::F32)
-      return p;
-  return -1;
-}
-
 bool read_by_others(const Graph& g, const Partition& p, NodeId v, size_t row, size_t att) {
   if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) return true;
   for (size_t i = 0; i < p.stages.size(); ++i)

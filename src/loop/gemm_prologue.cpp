@@ -58,21 +58,6 @@ class ConeSplit {
   std::map<NodeId, bool> memo_;
 };
 
-// The params (indices) of out's cone, ascending.
-std::vector<int> params_read(const Graph& sub, NodeId out) {
-  std::vector<NodeId> stack = {out};
-  std::set<NodeId> seen;
-  std::set<int> params;
-  while (!stack.empty()) {
-    NodeId id = stack.back();
-    stack.pop_back();
-    if (!seen.insert(id).second) continue;
-    if (sub[id].op == Op::Param) params.insert(static_cast<int>(sub[id].attrs.ints.at(0)));
-    for (NodeId a : sub[id].args) stack.push_back(a);
-  }
-  return {params.begin(), params.end()};
-}
-
 int count_in(const std::vector<NodeId>& v, NodeId x) { return static_cast<int>(std::count(v.begin(), v.end(), x)); }
 
 // Operand `which` (0 A, 1 B) of stage k taken into it when the contract of
@@ -114,11 +99,7 @@ bool take_operand(const Graph& g, Partition* p, size_t* k, int which) {
   const Stage fn = run_stage(g, {split.cone.begin(), split.cone.end()}, {base});
   const Graph& sub = fn.sub;
   const NodeId out = sub.outputs.at(0);
-  int source = -1;
-  for (int q : params_read(sub, out))
-    if (source < 0 && sub.params[static_cast<size_t>(q)].type.shape == shape &&
-        sub.params[static_cast<size_t>(q)].type.dtype == DType::F32)
-      source = q;
+  const int source = source_param(sub, out);
   if (source < 0) return false;
 
   OperandPrologue pr;

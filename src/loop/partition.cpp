@@ -458,6 +458,28 @@ class Partitioner {
 
 Partition partition_graph(const Graph& g) { return Partitioner(g).run(); }
 
+std::vector<int> params_read(const Graph& sub, NodeId out) {
+  std::vector<NodeId> stack = {out};
+  std::set<NodeId> seen;
+  std::set<int> params;
+  while (!stack.empty()) {
+    NodeId id = stack.back();
+    stack.pop_back();
+    if (!seen.insert(id).second) continue;
+    if (sub[id].op == Op::Param) params.insert(static_cast<int>(sub[id].attrs.ints.at(0)));
+    for (NodeId a : sub[id].args) stack.push_back(a);
+  }
+  return {params.begin(), params.end()};
+}
+
+int source_param(const Graph& sub, NodeId out) {
+  for (int p : params_read(sub, out))
+    if (sub.params[static_cast<size_t>(p)].type.shape == sub[out].type.shape &&
+        sub.params[static_cast<size_t>(p)].type.dtype == DType::F32)
+      return p;
+  return -1;
+}
+
 Stage run_stage(const Graph& g, std::vector<NodeId> nodes, std::vector<NodeId> results) {
   Stage s;
   s.kind = StageKind::Naive;

@@ -187,6 +187,15 @@ Partition partition_graph(const ir::Graph& g);
 /// among them: its inputs, sub and row plan, as partition_graph builds one.
 Stage run_stage(const ir::Graph& g, std::vector<ir::NodeId> nodes, std::vector<ir::NodeId> results);
 
+/// The params (indices) of out's cone in `sub`, ascending: what a function
+/// of a stage's graph reads (a prologue's inputs).
+std::vector<int> params_read(const ir::Graph& sub, ir::NodeId out);
+
+/// The first float32 param of out's shape that out reads (the source read
+/// in place of a value a prologue computes, loop/attention_prologue.h,
+/// loop/gemm_prologue.h); -1 if none.
+int source_param(const ir::Graph& sub, ir::NodeId out);
+
 /// Row or Naive stage `s` of a partition of `g` rebuilt for its results
 /// (after a fusion took one of them away): nodes no result needs dropped,
 /// its inputs, sub and row plan computed again (Row or Naive decided
