@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <iomanip>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -63,6 +64,43 @@ void flatten(const Graph& g, NodeId id, bool denom, std::vector<Factor>* out) {
   }
 }
 
+// Whether factor fi of fs leaves a numerator behind (the operand without
+// it is not 1 / something).
+bool numerator_left(const std::vector<Factor>& fs, int fi) {
+  for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+    if (i != fi && !fs[i].denominator) return true;
+  return false;
+}
+
+// The product of the factors of fs but fi, the numerators first, built
+// into ng (map: the old graph's ids to ng's).
+NodeId without_factor(Graph& ng, const std::vector<NodeId>& map, const std::vector<Factor>& fs, int fi) {
+  NodeId prod = -1;
+  for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+    if (i != fi && !fs[i].denominator) prod = prod < 0 ? map[fs[i].id] : ir::binary(ng, Op::Mul, prod, map[fs[i].id]);
+  for (int i = 0; i < static_cast<int>(fs.size()); ++i)
+    if (i != fi && fs[i].denominator) prod = ir::binary(ng, Op::Div, prod, map[fs[i].id]);
+  return prod;
+}
+
+// The shape a factor of shape ts over `labels` takes laid out along
+// `into`'s labels (1 where it has no such axis); empty when that would need
+// a transpose.
+std::optional<Shape> laid_out(const std::string& labels, const Shape& ts, const std::string& into) {
+  Shape target;
+  int last = -1;
+  for (char l : into) {
+    size_t p = labels.find(l);
+    int64_t d = p == std::string::npos ? 1 : ts[p];
+    if (d != 1) {
+      if (static_cast<int>(p) < last) return std::nullopt;  // would need a transpose
+      last = static_cast<int>(p);
+    }
+    target.push_back(d);
+  }
+  return target;
+}
+
 // The factor `f` of operand `side` of einsum `e`, expressed in the output's
 // layout; -1 when it varies along a contracted axis or cannot be laid out
 // without a transpose. Checks only when `ng` is null; otherwise builds the
@@ -76,21 +114,11 @@ NodeId factor_in_output_layout(const Graph& g, NodeId e, int side, NodeId f, Gra
   if (ts.size() != labels.size()) return -1;
   for (size_t i = 0; i < labels.size(); ++i)
     if (s.out.find(labels[i]) == std::string::npos && ts[i] != 1) return -1;
-  Shape target;
-  int last = -1;
-  for (char l : s.out) {
-    size_t p = labels.find(l);
-    int64_t d = p == std::string::npos ? 1 : ts[p];
-    if (d != 1) {
-      if (static_cast<int>(p) < last) return -1;  // would need a transpose
-      last = static_cast<int>(p);
-    }
-    target.push_back(d);
-  }
+  const std::optional<Shape> target = laid_out(labels, ts, s.out);
+  if (!target) return -1;
   if (!ng) return 0;
   NodeId nsrc = g[f].op == Op::Broadcast ? ng->node(nf).args[0] : nf;
-  NodeId r = ng->node(nsrc).type.shape == target ? nsrc : ir::reshape(*ng, nsrc, target);
-  return r;
+  return ng->node(nsrc).type.shape == *target ? nsrc : ir::reshape(*ng, nsrc, *target);
 }
 
 std::optional<Graph> factor_out(const Graph& g, const Move& m) {
@@ -102,18 +130,11 @@ std::optional<Graph> factor_out(const Graph& g, const Move& m) {
   flatten(g, operand, false, &fs);
   if (fs.size() < 2 || fi >= static_cast<int>(fs.size())) return std::nullopt;
   Factor moved = fs[fi];
-  bool numerator_left = false;
-  for (int i = 0; i < static_cast<int>(fs.size()); ++i)
-    if (i != fi && !fs[i].denominator) numerator_left = true;
-  if (!numerator_left) return std::nullopt;
+  if (!numerator_left(fs, fi)) return std::nullopt;
   if (factor_in_output_layout(g, e, side, moved.id, nullptr, -1) < 0) return std::nullopt;
   std::map<NodeId, Builder> rep;
   rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
-    NodeId prod = -1;
-    for (int i = 0; i < static_cast<int>(fs.size()); ++i)
-      if (i != fi && !fs[i].denominator) prod = prod < 0 ? map[fs[i].id] : ir::binary(ng, Op::Mul, prod, map[fs[i].id]);
-    for (int i = 0; i < static_cast<int>(fs.size()); ++i)
-      if (i != fi && fs[i].denominator) prod = ir::binary(ng, Op::Div, prod, map[fs[i].id]);
+    const NodeId prod = without_factor(ng, map, fs, fi);
     NodeId a = side == 0 ? prod : map[g[e].args[0]];
     NodeId b = side == 1 ? prod : map[g[e].args[1]];
     NodeId ne = ir::einsum(ng, g[e].attrs.text, a, b);
@@ -148,20 +169,11 @@ NodeId factor_in_other_layout(const Graph& g, NodeId e, int side, NodeId f, Grap
     varies = true;
   }
   if (!varies) return -1;
-  Shape target;
-  int last = -1;
-  for (char l : other) {
-    size_t p = labels.find(l);
-    int64_t d = p == std::string::npos ? 1 : ts[p];
-    if (d != 1) {
-      if (static_cast<int>(p) < last) return -1;  // would need a transpose
-      last = static_cast<int>(p);
-    }
-    target.push_back(d);
-  }
+  const std::optional<Shape> target = laid_out(labels, ts, other);
+  if (!target) return -1;
   if (!ng) return 0;
   NodeId nsrc = g[f].op == Op::Broadcast ? ng->node(nf).args[0] : nf;
-  return ng->node(nsrc).type.shape == target ? nsrc : ir::reshape(*ng, nsrc, target);
+  return ng->node(nsrc).type.shape == *target ? nsrc : ir::reshape(*ng, nsrc, *target);
 }
 
 std::optional<Graph> factor_across(const Graph& g, const Move& m) {
@@ -172,18 +184,11 @@ std::optional<Graph> factor_across(const Graph& g, const Move& m) {
   flatten(g, g[e].args[side], false, &fs);
   if (fs.size() < 2 || fi >= static_cast<int>(fs.size())) return std::nullopt;
   Factor moved = fs[fi];
-  bool numerator_left = false;
-  for (int i = 0; i < static_cast<int>(fs.size()); ++i)
-    if (i != fi && !fs[i].denominator) numerator_left = true;
-  if (!numerator_left) return std::nullopt;
+  if (!numerator_left(fs, fi)) return std::nullopt;
   if (factor_in_other_layout(g, e, side, moved.id, nullptr, -1) < 0) return std::nullopt;
   std::map<NodeId, Builder> rep;
   rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
-    NodeId prod = -1;
-    for (int i = 0; i < static_cast<int>(fs.size()); ++i)
-      if (i != fi && !fs[i].denominator) prod = prod < 0 ? map[fs[i].id] : ir::binary(ng, Op::Mul, prod, map[fs[i].id]);
-    for (int i = 0; i < static_cast<int>(fs.size()); ++i)
-      if (i != fi && fs[i].denominator) prod = ir::binary(ng, Op::Div, prod, map[fs[i].id]);
+    const NodeId prod = without_factor(ng, map, fs, fi);
     NodeId other = map[g[e].args[1 - side]];
     NodeId t = factor_in_other_layout(g, e, side, moved.id, &ng, map[moved.id]);
     const Shape os = ng[other].type.shape;
