@@ -1,6 +1,7 @@
 #include "backend/cpu_stages.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 #include "codegen/cpu/attention.h"
@@ -43,6 +44,42 @@ CpuStage loops_stage(const ir::Graph& sub, bool row, const loop::RowKernel& plan
   return c;
 }
 
+// A GEMM stage (Contraction or Epilogue) with its operand prologues
+// (codegen/cpu/gemm_prologue.h): the kind's knobs and the prologue's, and
+// legality, cost and program from the kind's functions of one GemmSchedule
+// with the prologue's added.
+CpuStage gemm_stage(const std::shared_ptr<const ir::Graph>& g, const loop::Stage& st, const codegen::GemmShape& shape,
+                    const std::string& q, std::vector<schedule::Knob> knobs,
+                    std::function<codegen::GemmSchedule(const Schedule&)> from,
+                    std::function<std::string(const codegen::GemmSchedule&)> why,
+                    std::function<double(const codegen::GemmSchedule&)> seconds,
+                    std::function<tile::Kernel(const codegen::GemmSchedule&, const tile::GemmPrologue*)> program,
+                    const target::Target& t) {
+  CpuStage c;
+  auto sched = [from, q](const Schedule& s) {
+    codegen::GemmSchedule r = from(s);
+    codegen::prologue_schedule_from(s, q, &r);
+    return r;
+  };
+  c.knobs = codegen::with_prologue_knobs(std::move(knobs), st, q);
+  c.why_illegal = [sched, why, st](const Schedule& s) {
+    const codegen::GemmSchedule gs = sched(s);
+    std::string w = codegen::prologue_why_illegal(st, gs);
+    return w.empty() ? why(gs) : w;
+  };
+  c.seconds = [g, st, shape, sched, seconds, t](const Schedule& s) {
+    const codegen::GemmSchedule gs = sched(s);
+    return seconds(gs) + codegen::prologue_seconds(*g, st, shape, gs, t);
+  };
+  c.lower = [g, st, sched, program](const Schedule& s) {
+    StageProgram sp;
+    const tile::GemmPrologue pro = codegen::gemm_prologue(*g, st);
+    sp.program = program(sched(s), codegen::has_prologue(st) ? &pro : nullptr);
+    return sp;
+  };
+  return c;
+}
+
 // Stage i of a partition of `g`: the one switch on its kind.
 CpuStage stage_of(const std::shared_ptr<const ir::Graph>& g, const loop::Stage& st, int i, const target::Target& t) {
   const std::string p = codegen::stage_prefix(i);
@@ -53,28 +90,16 @@ CpuStage stage_of(const std::shared_ptr<const ir::Graph>& g, const loop::Stage& 
     case StageKind::Contraction: {
       const codegen::GemmShape shape = codegen::gemm_shape_of(st.contraction);
       const std::string q = p + "gemm.";
-      auto sched = [q](const Schedule& s) {
-        codegen::GemmSchedule r = codegen::gemm_schedule_from(s, q);
-        codegen::prologue_schedule_from(s, q, &r);
-        return r;
-      };
-      c.knobs = codegen::with_prologue_knobs(codegen::gemm_knobs(shape, t, q), st, q);
-      c.why_illegal = [shape, sched, t, st](const Schedule& s) {
-        const codegen::GemmSchedule gs = sched(s);
-        std::string why = codegen::prologue_why_illegal(st, gs);
-        return why.empty() ? codegen::gemm_why_illegal(shape, gs, t) : why;
-      };
-      c.seconds = [g, shape, sched, t, st](const Schedule& s) {
-        const codegen::GemmSchedule gs = sched(s);
-        return codegen::gemm_predicted_seconds(shape, gs, t) + codegen::prologue_seconds(*g, st, shape, gs, t);
-      };
-      c.lower = [g, shape, sched, st](const Schedule& s) {
-        StageProgram sp;
-        const tile::GemmPrologue pro = codegen::gemm_prologue(*g, st);
-        sp.program = tile::lower_gemm(shape, sched(s), "gemm", nullptr, codegen::has_prologue(st) ? &pro : nullptr);
-        tile::require_well_formed(sp.program, "the GEMM's tile program");
-        return sp;
-      };
+      c = gemm_stage(
+          g, st, shape, q, codegen::gemm_knobs(shape, t, q), [q](const Schedule& s) { return codegen::gemm_schedule_from(s, q); },
+          [shape, t](const codegen::GemmSchedule& s) { return codegen::gemm_why_illegal(shape, s, t); },
+          [shape, t](const codegen::GemmSchedule& s) { return codegen::gemm_predicted_seconds(shape, s, t); },
+          [shape](const codegen::GemmSchedule& s, const tile::GemmPrologue* pro) {
+            tile::Kernel k = tile::lower_gemm(shape, s, "gemm", nullptr, pro);
+            tile::require_well_formed(k, "the GEMM's tile program");
+            return k;
+          },
+          t);
       break;
     }
     case StageKind::Copy: {
@@ -114,28 +139,15 @@ CpuStage stage_of(const std::shared_ptr<const ir::Graph>& g, const loop::Stage& 
     case StageKind::Epilogue: {
       const loop::EpilogueGroup e = st.epilogue;
       const std::string q = p + "gemm.";
-      auto sched = [q](const Schedule& s) {
-        codegen::GemmSchedule r = codegen::epilogue_schedule_from(s, q);
-        codegen::prologue_schedule_from(s, q, &r);
-        return r;
-      };
-      c.knobs = codegen::with_prologue_knobs(codegen::epilogue_knobs(e, t, q), st, q);
-      c.why_illegal = [e, sched, t, st](const Schedule& s) {
-        const codegen::GemmSchedule gs = sched(s);
-        std::string why = codegen::prologue_why_illegal(st, gs);
-        return why.empty() ? codegen::epilogue_why_illegal(e, gs, t) : why;
-      };
-      c.seconds = [g, e, sched, t, st](const Schedule& s) {
-        const codegen::GemmSchedule gs = sched(s);
-        return codegen::epilogue_seconds(*g, e, gs, t) +
-               codegen::prologue_seconds(*g, st, codegen::gemm_shape_of(e.gemm), gs, t);
-      };
-      c.lower = [g, e, sched, st](const Schedule& s) {
-        StageProgram sp;
-        const tile::GemmPrologue pro = codegen::gemm_prologue(*g, st);
-        sp.program = codegen::epilogue_kernel(*g, e, sched(s), "gemm", codegen::has_prologue(st) ? &pro : nullptr);
-        return sp;
-      };
+      c = gemm_stage(
+          g, st, codegen::gemm_shape_of(e.gemm), q, codegen::epilogue_knobs(e, t, q),
+          [q](const Schedule& s) { return codegen::epilogue_schedule_from(s, q); },
+          [e, t](const codegen::GemmSchedule& s) { return codegen::epilogue_why_illegal(e, s, t); },
+          [g, e, t](const codegen::GemmSchedule& s) { return codegen::epilogue_seconds(*g, e, s, t); },
+          [g, e](const codegen::GemmSchedule& s, const tile::GemmPrologue* pro) {
+            return codegen::epilogue_kernel(*g, e, s, "gemm", pro);
+          },
+          t);
       break;
     }
   }
