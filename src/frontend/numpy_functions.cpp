@@ -1,5 +1,4 @@
 // The numpy namespace: np.* constants, dtypes and functions.
-#include <cfloat>
 #include <cmath>
 #include <set>
 
@@ -68,15 +67,13 @@ const std::set<std::string> kKnownUnsupported = {
     "load", "save", "ndarray", "float128", "complex64", "complex128", "int8", "int16", "uint8", "uint16",
     "uint32", "uint64"};
 
-struct FloatInfo {
-  double eps, max, tiny, resolution;
-};
-FloatInfo float_info(DType d) {
+// numpy.finfo's resolution (10^-precision in decimal digits).
+double finfo_resolution(DType d) {
   switch (d) {
-    case DType::F16: return {std::ldexp(1.0, -10), 65504.0, std::ldexp(1.0, -14), 1e-3};
-    case DType::BF16: return {std::ldexp(1.0, -7), 3.3895313892515355e38, std::ldexp(1.0, -126), 1e-2};
-    case DType::F32: return {std::ldexp(1.0, -23), 3.4028234663852886e38, std::ldexp(1.0, -126), 1e-6};
-    default: return {DBL_EPSILON, DBL_MAX, DBL_MIN, 1e-15};
+    case DType::F16: return 1e-3;
+    case DType::BF16: return 1e-2;
+    case DType::F32: return 1e-6;
+    default: return 1e-15;
   }
 }
 
@@ -103,13 +100,14 @@ Value Lowerer::numpy_attr(const std::string& name, const SourceLoc& at) {
 }
 
 Value Lowerer::finfo_attr(DType d, const std::string& name, const SourceLoc& at) {
-  FloatInfo fi = float_info(d);
+  // The float64 format for any dtype that is no narrower float.
+  const ir::FloatFormat fi = ir::float_format(d == DType::F16 || d == DType::BF16 || d == DType::F32 ? d : DType::F64);
   double v = 0;
   if (name == "eps") v = fi.eps;
   else if (name == "max") v = fi.max;
   else if (name == "min") v = -fi.max;
   else if (name == "tiny" || name == "smallest_normal") v = fi.tiny;
-  else if (name == "resolution") v = fi.resolution;
+  else if (name == "resolution") v = finfo_resolution(d);
   else if (name == "bits") return Value::integer(ir::dtype_bytes(d) * 8);
   else if (name == "dtype") return Value::dtype_value(d);
   else fail_unsupported_at(at, "np.finfo(...)." + name + " is not supported");

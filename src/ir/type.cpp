@@ -1,5 +1,7 @@
 #include "ir/type.h"
 
+#include <cfloat>
+#include <cmath>
 #include <sstream>
 
 namespace axon::ir {
@@ -37,6 +39,16 @@ bool parse_dtype(const std::string& name, DType* out) {
       return true;
     }
   return false;
+}
+
+FloatFormat float_format(DType d) {
+  switch (d) {
+    case DType::F16: return {std::ldexp(1.0, -10), 65504.0, std::ldexp(1.0, -14)};
+    case DType::BF16: return {std::ldexp(1.0, -7), 3.3895313892515355e38, std::ldexp(1.0, -126)};
+    case DType::F32: return {std::ldexp(1.0, -23), 3.4028234663852886e38, std::ldexp(1.0, -126)};
+    case DType::F64: return {DBL_EPSILON, DBL_MAX, DBL_MIN};
+    default: return {};
+  }
 }
 
 bool is_float(DType d) {

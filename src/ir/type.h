@@ -30,6 +30,14 @@ int dtype_bytes(DType d);
 bool is_float(DType d);
 bool is_integer(DType d);
 
+/// A floating dtype's binary format as numpy.finfo gives it: eps (the gap
+/// from 1 to the next value; the unit roundoff is eps / 2), the largest
+/// finite value, tiny (the smallest normal). All 0 for the other dtypes.
+struct FloatFormat {
+  double eps = 0, max = 0, tiny = 0;
+};
+FloatFormat float_format(DType d);
+
 /// "[4096, 1024]"
 std::string shape_str(const Shape& s);
 /// "f32[4096, 1024]"

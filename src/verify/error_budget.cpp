@@ -12,26 +12,8 @@ using namespace axon::ir;
 
 namespace {
 
-double unit_roundoff(DType d) {
-  switch (d) {
-    case DType::F32: return std::ldexp(1.0, -24);
-    case DType::F64: return std::ldexp(1.0, -53);
-    case DType::F16: return std::ldexp(1.0, -11);
-    case DType::BF16: return std::ldexp(1.0, -8);
-    default: return 0;
-  }
-}
-
-// The smallest normal magnitude of a floating dtype (0 for the others).
-double smallest_normal(DType d) {
-  switch (d) {
-    case DType::F32: return std::ldexp(1.0, -126);
-    case DType::F64: return std::ldexp(1.0, -1022);
-    case DType::F16: return std::ldexp(1.0, -14);
-    case DType::BF16: return std::ldexp(1.0, -126);
-    default: return 0;
-  }
-}
+// The unit roundoff of a floating dtype (0 for the others).
+double unit_roundoff(DType d) { return float_format(d).eps / 2; }
 
 constexpr double kTranscendentalUlps = 4;
 
@@ -168,7 +150,7 @@ class BoundBuilder {
       if (unit == 0) return -1;
       Shape s = shape;
       NodeId inf = binary(g_, Op::Gt, abs_(v), k(std::numeric_limits<double>::max(), s));
-      return select(g_, inf, zeros(s), add(scale(unit, abs_(v)), k(smallest_normal(dt), s)));
+      return select(g_, inf, zeros(s), add(scale(unit, abs_(v)), k(float_format(dt).tiny, s)));
     };
     auto arg = [&](int j) { return n.args[j]; };
     auto val = [&](int j) { return value_[n.args[j]]; };
