@@ -1,6 +1,7 @@
 #include "tile/lower_gemm.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -67,16 +68,14 @@ class GemmLowering {
     const bool pa = p_ && p_->a, pb = p_ && p_->b;
     if ((pa && s_.prologue == 1 && !s_.pack_a) || (pb && s_.prologue == 1 && !s_.pack_b))
       throw InternalError("lower_gemm: an operand computed as it is packed must be packed");
-    if (pa && s_.prologue == 0) {
-      Buffer v = k_.buffers[static_cast<size_t>(A_)];
-      v.name = "Aval", v.scope = Scope::Memory, v.param = -1;
-      a_src_ = k_.add_buffer(v);
-    }
-    if (pb && s_.prologue == 0) {
-      Buffer v = k_.buffers[static_cast<size_t>(B_)];
-      v.name = "Bval", v.scope = Scope::Memory, v.param = -1;
-      b_src_ = k_.add_buffer(v);
-    }
+    // Computed whole first: a memory buffer of the input's layout.
+    auto computed_copy = [&](int input, const char* name) {
+      Buffer v = k_.buffers[static_cast<size_t>(input)];
+      v.name = name, v.scope = Scope::Memory, v.param = -1;
+      return k_.add_buffer(v);
+    };
+    if (pa && s_.prologue == 0) a_src_ = computed_copy(A_, "Aval");
+    if (pb && s_.prologue == 0) b_src_ = computed_copy(B_, "Bval");
     fused_ = paired && s_.pair == 1;
     w_ = fused_ ? s_.nr / 2 : s_.nr;
     ncr_ = fused_ ? s_.nc / 2 : s_.nc;
@@ -249,47 +248,16 @@ class GemmLowering {
   Index c_at(const Index& b, const Index& m, const Index& n) const {
     return b * c(g_.c_batch) + m * c(g_.c_m) + n * c(g_.c_n);
   }
-  // C[b, m, n] = E(b, m, n, C[b, m, n]). E is built at plain variables
-  // over C's ranges, so that the indices it reads its inputs at simplify as
-  // far as those ranges allow (a bias reshaped to [1, N] is read at n, not
-  // n % N, whatever the tile's edge expressions), then put at (b, m, n).
-  //
-  // The products are read from `c` (and `c2`, paired) as given: loads of
-  // the kernel's own buffers, at the tile's indices.
-  Stmt epilogue_store(const Index& b, const Index& m, const Index& n, const Value& c, const Value& c2) const {
-    const std::map<std::string, Interval> ranges = {
-        {"e.b", {0, g_.batch - 1}}, {"e.m", {0, g_.M - 1}}, {"e.n", {0, g_.N - 1}}};
-    Value e = e_->paired ? e_->f2(v("e.b"), v("e.m"), v("e.n"), c, c2, extra_) : e_->f(v("e.b"), v("e.m"), v("e.n"), c, extra_);
-    e = e.replace_loads([&](const Value& l) -> std::optional<Value> {
-      if (l.buffer() == C_ || l.buffer() == T_ || l.buffer() == Cpair_) return l;
-      std::vector<Index> idx;
-      for (const Index& i : l.idx()) idx.push_back(simplify(i, ranges));
-      return Value::load(l.buffer(), idx, l.dtype());
-    });
-    e = e.substitute([&](const std::string& name) -> std::optional<Index> {
-      if (name == "e.b") return b;
-      if (name == "e.m") return m;
-      if (name == "e.n") return n;
-      return std::nullopt;
-    });
-    return Stmt::store(C_, {c_at(b, m, n)}, e);
-  }
-  // Operand `which` (0 A, 1 B) at (b, i, j): the prologue's value, built at
-  // plain variables over the operand's ranges so that the indices of its
-  // reads simplify (a gain reshaped to [1, K] read at k), then put at (b,
-  // i, j); or the buffer's element (`src`, with the operand's strides).
-  Value operand_at(int which, int src, const Index& b, const Index& i, const Index& j) const {
-    const OperandFn* f = !p_ ? nullptr : which == 0 ? (p_->a ? &p_->a : nullptr) : (p_->b ? &p_->b : nullptr);
-    const bool computed = f && src == (which == 0 ? A_ : B_);
-    if (!computed) {
-      const Index at = which == 0 ? b * c(g_.a_batch) + i * c(g_.a_m) + j * c(g_.a_k)
-                                  : b * c(g_.b_batch) + i * c(g_.b_k) + j * c(g_.b_n);
-      return Value::load(src, {at}, ir::DType::F32);
-    }
-    const int64_t I = which == 0 ? g_.M : g_.K, J = which == 0 ? g_.K : g_.N;
+  // A function's value put at (b, i, j): built at the plain variables
+  // p.b, p.i, p.j over [0, batch) x [0, I) x [0, J), the indices of its
+  // loads (but those of `kept`) simplified as far as those ranges allow,
+  // then the variables replaced by (b, i, j).
+  Value placed(const std::function<Value(const Index&, const Index&, const Index&)>& f, int64_t I, int64_t J,
+               const Index& b, const Index& i, const Index& j, const std::vector<int>& kept = {}) const {
     const std::map<std::string, Interval> ranges = {{"p.b", {0, g_.batch - 1}}, {"p.i", {0, I - 1}}, {"p.j", {0, J - 1}}};
-    Value e = (*f)(v("p.b"), v("p.i"), v("p.j"), src, pro_extra_);
+    Value e = f(v("p.b"), v("p.i"), v("p.j"));
     e = e.replace_loads([&](const Value& l) -> std::optional<Value> {
+      if (std::count(kept.begin(), kept.end(), l.buffer())) return l;
       std::vector<Index> idx;
       for (const Index& x : l.idx()) idx.push_back(simplify(x, ranges));
       return Value::load(l.buffer(), idx, l.dtype());
@@ -300,6 +268,33 @@ class GemmLowering {
       if (name == "p.j") return j;
       return std::nullopt;
     });
+  }
+  // C[b, m, n] = E(b, m, n, C[b, m, n]), placed over C's ranges, so that
+  // the indices it reads its inputs at simplify (a bias reshaped to [1, N]
+  // is read at n, not n % N, whatever the tile's edge expressions).
+  //
+  // The products are read from `c` (and `c2`, paired) as given: loads of
+  // the kernel's own buffers, at the tile's indices.
+  Stmt epilogue_store(const Index& b, const Index& m, const Index& n, const Value& c, const Value& c2) const {
+    Value e = placed(
+        [&](const Index& pb, const Index& pm, const Index& pn) {
+          return e_->paired ? e_->f2(pb, pm, pn, c, c2, extra_) : e_->f(pb, pm, pn, c, extra_);
+        },
+        g_.M, g_.N, b, m, n, {C_, T_, Cpair_});
+    return Stmt::store(C_, {c_at(b, m, n)}, e);
+  }
+  // Operand `which` (0 A, 1 B) at (b, i, j): the prologue's value, placed
+  // over the operand's ranges (a gain reshaped to [1, K] read at k); or the
+  // buffer's element (`src`, with the operand's strides).
+  Value operand_at(int which, int src, const Index& b, const Index& i, const Index& j) const {
+    const OperandFn* f = !p_ ? nullptr : which == 0 ? (p_->a ? &p_->a : nullptr) : (p_->b ? &p_->b : nullptr);
+    if (!f || src != (which == 0 ? A_ : B_)) {
+      const Index at = which == 0 ? b * c(g_.a_batch) + i * c(g_.a_m) + j * c(g_.a_k)
+                                  : b * c(g_.b_batch) + i * c(g_.b_k) + j * c(g_.b_n);
+      return Value::load(src, {at}, ir::DType::F32);
+    }
+    return placed([&](const Index& pb, const Index& pi, const Index& pj) { return (*f)(pb, pi, pj, src, pro_extra_); },
+                  which == 0 ? g_.M : g_.K, which == 0 ? g_.K : g_.N, b, i, j);
   }
   // Operand `which` computed whole into its buffer (prologue 0), in
   // parallel over its rows.
@@ -421,14 +416,17 @@ class GemmLowering {
   // element (r, k) at at + k mr + r, rows below `rows` zero.
   Stmt pack_a_panel(const Index& i0, const Index& rows, const Index& at) const {
     const int64_t MR = s_.mr;
-    Value src = operand_at(0, a_src_, v("b"), i0 + v("r"), pc() + v("k"));
-    Stmt copy = loop("r", rows, loop("k", kb(), Stmt::store(Apack_, {at + v("k") * c(MR) + v("r")}, src)));
+    const Value src = operand_at(0, a_src_, v("b"), i0 + v("r"), pc() + v("k"));
+    const Index to = at + v("k") * c(MR) + v("r");
+    Stmt copy;
     if (Arow_ >= 0) {
       // Computed as packed: each row's slice computed in vectors into Arow,
       // then copied into the panel's column.
       Stmt row = loop("k", kb(), Stmt::store(Arow_, {v("k")}, src), LoopKind::Vectorized);
-      Stmt put = loop("k", kb(), Stmt::store(Apack_, {at + v("k") * c(MR) + v("r")}, Value::load(Arow_, {v("k")}, ir::DType::F32)));
+      Stmt put = loop("k", kb(), Stmt::store(Apack_, {to}, Value::load(Arow_, {v("k")}, ir::DType::F32)));
       copy = loop("r", rows, Stmt::seq({Stmt::alloc(Arow_), row, put}));
+    } else {
+      copy = loop("r", rows, loop("k", kb(), Stmt::store(Apack_, {to}, src)));
     }
     Stmt pad = loop("z", min(c(MR), c(MR) - rows),
                     loop("k", kb(), Stmt::store(Apack_, {at + v("k") * c(MR) + c(MR - 1) - v("z")},
