@@ -103,7 +103,7 @@ void fuse_attention_prologues(const Graph& g, Partition* p) {
 
         // The inputs the prologues add, rebuilt in order: Q's, then K's.
         att.inputs.resize(att.inputs.size() - a.q_rows.reads.size() - a.k_rows.reads.size());
-        auto take = [&](int res, RowPrologue* pr, size_t slot) {
+        auto take = [&](int res, Prologue* pr, size_t slot) {
           if (res < 0) return;
           pr->graph = sub;
           pr->inputs = row.inputs;
@@ -116,7 +116,7 @@ void fuse_attention_prologues(const Graph& g, Partition* p) {
         };
         take(rq, &a.q_rows, 0);
         take(rk, &a.k_rows, 1);
-        for (const RowPrologue* pr : {&a.q_rows, &a.k_rows})
+        for (const Prologue* pr : {&a.q_rows, &a.k_rows})
           for (int q : pr->reads) att.inputs.push_back(pr->inputs[static_cast<size_t>(q)]);
         att.nodes.insert(att.nodes.end(), row.nodes.begin(), row.nodes.end());
         std::sort(att.nodes.begin(), att.nodes.end());

@@ -102,7 +102,7 @@ bool take_operand(const Graph& g, Partition* p, size_t* k, int which) {
   const int source = source_param(sub, out);
   if (source < 0) return false;
 
-  OperandPrologue pr;
+  Prologue pr;
   pr.graph = sub;
   pr.out = out;
   pr.source = source;

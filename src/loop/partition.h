@@ -25,7 +25,7 @@
 ///    products over one A whose epilogues meet (a gated MLP's
 ///    silu(X W1) * (X W3)), computed together (loop/paired_epilogue.h).
 ///  A Contraction or Epilogue stage may also compute an operand where it
-///  packs it (OperandPrologue, loop/gemm_prologue.h): X * g as A.
+///  packs it (Prologue, loop/gemm_prologue.h): X * g as A.
 /// Values that cross a stage boundary are materialised as dense row-major
 /// buffers; everything else stays inside its stage. Stages are listed in an
 /// order that respects their dependencies (the graph's topological order).
@@ -69,18 +69,27 @@ struct LayoutCopy {
   std::vector<int64_t> in_strides;
 };
 
-/// The Q (or K) of an attention computed from its row alone (QK-norm,
-/// loop/attention_prologue.h): node `out` of `graph` (a row stage's graph,
-/// its params bound to `inputs`). Param `source` (of out's shape) is read in
-/// place of Q (K), as Stage::inputs[0] ([1]); the other params out reads,
-/// `reads` (ascending), follow the score's extras in Stage::inputs, Q's
-/// before K's. out = -1: none, Q (K) is read as it is.
-struct RowPrologue {
+/// A value a stage computes from its inputs where it reads it, instead of
+/// reading it from a buffer: node `out` of `graph` (a row stage's graph, or
+/// the part of one computed at each element, its params bound to `inputs`,
+/// the original values). Param `source` (of out's shape, float32) is read
+/// in its place; the other params out reads, `reads` (ascending), follow
+/// the stage's other inputs. out = -1: none, the value is read as it is.
+///  - The Q (or K) of an attention computed from its row alone (QK-norm,
+///    loop/attention_prologue.h): source as Stage::inputs[0] ([1]), reads
+///    after the score's extras, Q's before K's.
+///  - An operand of a Contraction or Epilogue stage computed where the GEMM
+///    packs it (loop/gemm_prologue.h): elementwise over its params, dense
+///    [rows, cols] or [batch, rows, cols] as the product reads it; source as
+///    Stage::inputs[0] ([1]), reads after the stage's other inputs, A's
+///    before B's.
+struct Prologue {
   ir::Graph graph;
   ir::NodeId out = -1;
   int source = -1;
   std::vector<int> reads;
   std::vector<ir::NodeId> inputs;
+  bool active() const { return out >= 0; }
 };
 
 /// softmax(score(S)) . V where S = Q . K^T (`qk`) and the product with V is
@@ -107,7 +116,7 @@ struct AttentionGroup {
   std::vector<bool> computed;  // one per extra
   /// QK-norm (loop/attention_prologue.h): Q and K as `q_rows` and `k_rows`
   /// compute them in the kernel, row by row as they are read.
-  RowPrologue q_rows, k_rows;
+  Prologue q_rows, k_rows;
 };
 
 /// value(C) stored instead of C = the contraction `gemm`: `graph` is the
@@ -143,23 +152,6 @@ struct EpilogueGroup {
   std::vector<ir::NodeId> extra2;
 };
 
-/// An operand of a Contraction or Epilogue stage computed where the GEMM
-/// packs it (loop/gemm_prologue.h): the product's A (B) is node `out` of
-/// `graph`, an elementwise function of its params (bound to `inputs`, the
-/// original values), dense [rows, cols] or [batch, rows, cols] as the
-/// product reads it. Param `source` (of out's shape, float32) is read in
-/// place of the operand, as Stage::inputs[0] ([1]); the other params out
-/// reads, `reads` (ascending), follow the stage's other inputs, A's before
-/// B's. out = -1: none, the operand is read as it is.
-struct OperandPrologue {
-  ir::Graph graph;
-  ir::NodeId out = -1;
-  int source = -1;
-  std::vector<int> reads;
-  std::vector<ir::NodeId> inputs;
-  bool active() const { return out >= 0; }
-};
-
 struct Stage {
   StageKind kind = StageKind::Naive;
   std::vector<ir::NodeId> nodes;    // the original nodes computed here, ascending
@@ -171,7 +163,7 @@ struct Stage {
   LayoutCopy copy;                  // Copy: inputs = {copy.base}, results = {the transpose}
   AttentionGroup attention;         // Attention
   EpilogueGroup epilogue;           // Epilogue
-  OperandPrologue a_rows, b_rows;   // Contraction and Epilogue: A, B computed as packed (or none)
+  Prologue a_rows, b_rows;   // Contraction and Epilogue: A, B computed as packed (or none)
 };
 
 struct Partition {

@@ -194,7 +194,7 @@ tile::Kernel attention_kernel(const ir::Graph& g, const loop::AttentionGroup& a,
                                    tile::Scope::Input, static_cast<int>(3 + extra.size())});
     }
   }
-  auto row_fn = [&](const loop::RowPrologue& pr, const std::vector<int>& index, int source_buffer,
+  auto row_fn = [&](const loop::Prologue& pr, const std::vector<int>& index, int source_buffer,
                     const std::string& tag) -> tile::AttentionPrologue::RowFn {
     if (pr.out < 0) return {};
     return [&pr, &index, source_buffer, tag](tile::Kernel* k, const tile::Index& b, const tile::Index& row, int dst,

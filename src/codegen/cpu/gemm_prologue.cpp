@@ -10,7 +10,7 @@ namespace axon::codegen {
 namespace {
 
 // The prologue of operand `which` (0 A, 1 B).
-const loop::OperandPrologue& of(const loop::Stage& st, int which) { return which == 0 ? st.a_rows : st.b_rows; }
+const loop::Prologue& of(const loop::Stage& st, int which) { return which == 0 ? st.a_rows : st.b_rows; }
 
 // The operand's dense index (b, i, j): [i, j] at rank 2, [b, i, j] at rank 3.
 std::vector<tile::Index> dense_index(const ir::Type& t, const tile::Index& b, const tile::Index& i, const tile::Index& j) {
@@ -71,7 +71,7 @@ double prologue_seconds(const ir::Graph& g, const loop::Stage& st, const GemmSha
   const double bw = (t.peaks.stream_gbs_all > 0 ? t.peaks.stream_gbs_all : 20.0) * 1e9;
   double sec = 0;
   for (int which : {0, 1}) {
-    const loop::OperandPrologue& pr = of(st, which);
+    const loop::Prologue& pr = of(st, which);
     if (!pr.active()) continue;
     const double elements = static_cast<double>(pr.graph[pr.out].type.numel());
     // A is packed once per column block, B once per row range of threads.
@@ -96,7 +96,7 @@ tile::GemmPrologue gemm_prologue(const ir::Graph& g, const loop::Stage& st) {
   // The prologues' inputs, A's then B's, as buffers in that order.
   std::vector<size_t> first(2, 0);
   for (int which : {0, 1}) {
-    const loop::OperandPrologue& pr = of(st, which);
+    const loop::Prologue& pr = of(st, which);
     first[static_cast<size_t>(which)] = p.extra.size();
     for (int q : pr.reads) {
       const ir::Type& ty = g[pr.inputs.at(static_cast<size_t>(q))].type;
@@ -104,7 +104,7 @@ tile::GemmPrologue gemm_prologue(const ir::Graph& g, const loop::Stage& st) {
     }
   }
   for (int which : {0, 1}) {
-    const loop::OperandPrologue& pr = of(st, which);
+    const loop::Prologue& pr = of(st, which);
     if (!pr.active()) continue;
     const size_t base = first[static_cast<size_t>(which)];
     tile::OperandFn f = [pr, base](const tile::Index& b, const tile::Index& i, const tile::Index& j, int source,
