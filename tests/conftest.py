@@ -9,6 +9,7 @@ sys.path), so everything here is plain functions, not fixtures.
 """
 
 import ctypes
+import errno
 import importlib.util
 import inspect
 import json
@@ -17,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,31 @@ import pytest
 
 SOURCE_DIR = Path(os.environ.get("AXON_SOURCE_DIR", Path(__file__).resolve().parent.parent))
 AXON_BIN = Path(os.environ.get("AXON_BIN", SOURCE_DIR / "build" / "axon"))
+
+# A process the operating system refused to start is no verdict on axon: on
+# a loaded machine execve has failed once with EFAULT (and fork can fail with
+# EAGAIN or ENOMEM) while the suites launched processes from several threads.
+# subprocess.run, for every suite (this file is loaded before any test
+# module), tries such a launch again, up to three times, and says so on
+# stderr; any other error, and every exit status of a process that started,
+# goes to the test unchanged.
+_LAUNCH_REFUSED = {errno.EFAULT, errno.EAGAIN, errno.ENOMEM}
+_subprocess_run = subprocess.run
+
+
+def _run_starting_again_when_refused(*args, **kwargs):
+    for attempt in range(3):
+        try:
+            return _subprocess_run(*args, **kwargs)
+        except OSError as e:
+            if e.errno not in _LAUNCH_REFUSED or attempt == 2:
+                raise
+            print(f"conftest: the system refused to start {args[0] if args else kwargs.get('args')!r} "
+                  f"({e}); starting it again", file=sys.stderr)
+            time.sleep(1.0 + attempt)
+
+
+subprocess.run = _run_starting_again_when_refused
 
 # Exit codes of the CLI (tools/axon.cpp).
 EXIT_OK, EXIT_USER_ERROR, EXIT_INTERNAL, EXIT_OVER_BUDGET = 0, 1, 2, 3

@@ -1,5 +1,5 @@
-// measure_peaks: the roofline's two peaks, measured on the host in about
-// half a second.
+// measure_peaks: the roofline's two peaks, measured on the host in half a
+// second to several (mapping buffers of twice the last-level cache).
 //
 // - fp32 FMA throughput: independent chains of vector FMAs held in
 //   registers (16 zmm chains with AVX-512, 12 ymm chains with AVX2, plain

@@ -251,7 +251,10 @@ TEST(target, ProbeMeasuresPlausiblePeaksQuickly) {
   auto t0 = std::chrono::steady_clock::now();
   measure_peaks(t);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(secs, 10.0);
+  // Its buffers are 2x the last-level cache each: on a VM that reports its
+  // socket's 260 MiB L3, 1.5 GiB of fresh huge pages, which the kernel may
+  // compact before it maps them (7 s alone, 11.7 s beside another suite).
+  EXPECT_LT(secs, 30.0);
   const Peaks& p = t.peaks;
   // Wide bounds: the machine may be shared, but a 1 GFLOP/s vector core or a
   // 1 TB/s single thread means the measurement is broken.
