@@ -31,7 +31,8 @@ Cost graph_cost(const Graph& g) {
     }
   }
   for (const ParamInfo& p : g.params) c.bytes += static_cast<double>(p.type.numel()) * dtype_bytes(p.type.dtype);
-  for (NodeId o : g.outputs) c.bytes += static_cast<double>(g[o].type.numel()) * dtype_bytes(g[o].type.dtype);
+  for (NodeId o : g.outputs) c.bytes_written += static_cast<double>(g[o].type.numel()) * dtype_bytes(g[o].type.dtype);
+  c.bytes += c.bytes_written;
   return c;
 }
 

@@ -15,6 +15,7 @@ struct Cost {
   double flops = 0;
   double contraction_flops = 0;  // the einsums' part of flops
   double bytes = 0;
+  double bytes_written = 0;  // the outputs' part of bytes
 };
 
 Cost graph_cost(const ir::Graph& g);

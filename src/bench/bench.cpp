@@ -106,13 +106,17 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 // The fractions of the machine a time reaches: of the roofline floor, of the
 // bandwidth ceiling (bytes / time over target::bandwidth_ceiling_gbs: the
-// best real traffic of the probe's loops) and of the FMA peak (FLOPs / time).
-json fractions(double ms, const analysis::Cost& c, double floor_ms, const target::Peaks& p) {
+// best real traffic of the probe's loops), of the ceiling of the kernel's
+// mix of reads and writes (mix_gbs, target::bandwidth_ceiling_of_mix; where
+// known) and of the FMA peak (FLOPs / time).
+json fractions(double ms, const analysis::Cost& c, double floor_ms, const target::Peaks& p, double mix_gbs) {
   if (ms <= 0) return json::object();
   double s = ms * 1e-3, ceiling = target::bandwidth_ceiling_gbs(p);
-  return {{"roofline", floor_ms > 0 ? floor_ms / ms : 0.0},
-          {"bandwidth", ceiling > 0 ? c.bytes / s / (ceiling * 1e9) : 0.0},
-          {"fma", p.fma_gflops_all > 0 ? c.flops / s / (p.fma_gflops_all * 1e9) : 0.0}};
+  json f = {{"roofline", floor_ms > 0 ? floor_ms / ms : 0.0},
+            {"bandwidth", ceiling > 0 ? c.bytes / s / (ceiling * 1e9) : 0.0},
+            {"fma", p.fma_gflops_all > 0 ? c.flops / s / (p.fma_gflops_all * 1e9) : 0.0}};
+  if (mix_gbs > 0) f["bandwidth_of_mix"] = c.bytes / s / (mix_gbs * 1e9);
+  return f;
 }
 
 // A fraction of the bandwidth ceiling above this is not a fast kernel but a
@@ -377,6 +381,7 @@ json bench_workload(const Context& cx, const std::string& spec_path) {
   analysis::Cost cost = analysis::graph_cost(g);
   w["flops"] = cost.flops;
   w["bytes"] = cost.bytes;
+  w["bytes_written"] = cost.bytes_written;
 
   if (!cx.opts.searched) say(cx, name + ": optimizing (budget " + std::to_string(static_cast<int>(cx.opts.budget_s)) + " s)");
   optimize::OptimizeOptions oo;
@@ -658,18 +663,25 @@ void apply_roofline(json& w, const target::Peaks& p) {
   cost.flops = w.value("flops", 0.0);
   cost.bytes = w.value("bytes", 0.0);
   const double ceiling = target::bandwidth_ceiling_gbs(p);
+  double mix_gbs = 0;
+  if (w.contains("bytes_written") && cost.bytes > 0) {
+    const double share = w["bytes_written"].get<double>() / cost.bytes;
+    const target::MixCeiling m = target::bandwidth_ceiling_of_mix(p, share);
+    mix_gbs = m.gbs;
+    w["mix_ceiling"] = {{"write_share", share}, {"loop", m.loop}, {"loop_write_share", m.loop_write_share}, {"gbs", m.gbs}};
+  }
   double floor_ms = analysis::roofline_floor_ms(cost, p.fma_gflops_all, ceiling);
   bool memory_bound = ceiling > 0 && p.fma_gflops_all > 0 && cost.bytes / ceiling >= cost.flops / p.fma_gflops_all;
   w["floor_ms"] = floor_ms;
   w["bound"] = memory_bound ? "memory" : "compute";
   for (const char* k : {"axon", "naive", "axon_no_rewrites"})
-    if (w.contains(k) && w[k].value("ms", 0.0) > 0) w[k]["fraction"] = fractions(w[k]["ms"].get<double>(), cost, floor_ms, p);
+    if (w.contains(k) && w[k].value("ms", 0.0) > 0) w[k]["fraction"] = fractions(w[k]["ms"].get<double>(), cost, floor_ms, p, mix_gbs);
   if (w.contains("peers"))
     for (auto& [name, row] : w["peers"].items())
       if (row.value("status", "") == "ok" && row.value("median_ms", 0.0) > 0)
-        row["fraction"] = fractions(row["median_ms"].get<double>(), cost, floor_ms, p);
+        row["fraction"] = fractions(row["median_ms"].get<double>(), cost, floor_ms, p, mix_gbs);
   if (w.contains("interleaved"))
-    w["interleaved"]["axon_fraction"] = fractions(w["interleaved"].value("axon_ms", 0.0), cost, floor_ms, p);
+    w["interleaved"]["axon_fraction"] = fractions(w["interleaved"].value("axon_ms", 0.0), cost, floor_ms, p, mix_gbs);
   // Anything timed above the ceiling (axon's kernels and the peers alike).
   json anomalies = json::array();
   auto check = [&](const std::string& who, const json& row) {

@@ -80,7 +80,10 @@ nlohmann::json run_bench(const BenchOptions& opts);
 /// axon_no_rewrites, each timed peer, the interleaved axon time) from its
 /// "flops" and "bytes" and the peaks `p`, against the FMA peak and
 /// target::bandwidth_ceiling_gbs(p); lists in "anomalies" every contender
-/// above 1.05 of the ceiling (erased when none is).
+/// above 1.05 of the ceiling (erased when none is). With "bytes_written",
+/// also "mix_ceiling" (the probe loop nearest the workload's share of
+/// written bytes, target::bandwidth_ceiling_of_mix) and each fraction's
+/// "bandwidth_of_mix" against it.
 void apply_roofline(nlohmann::json& w, const target::Peaks& p);
 
 /// The Markdown page of a bench.json object (the table, the probe, notes).

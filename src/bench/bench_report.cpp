@@ -174,6 +174,11 @@ std::string bench_markdown(const json& b) {
     if (w.contains("anomalies"))
       for (const auto& a : w["anomalies"]) notes.push_back(name + ": anomaly: " + a.get<std::string>());
     const json& a = w["axon"];
+    if (str(w, "bound") == "memory" && w.contains("mix_ceiling") && fraction(a, "bandwidth_of_mix") > 0)
+      notes.push_back(name + ": axon at " + fmt("%.2f", fraction(a, "bandwidth_of_mix")) + " of the " +
+                      str(w["mix_ceiling"], "loop") + " (" + fmt("%.1f", num(w["mix_ceiling"], "gbs")) +
+                      " GB/s), the probe's loop nearest its traffic (" +
+                      fmt("%.0f", 100 * num(w["mix_ceiling"], "write_share")) + "% of its bytes written)");
     std::string best = str(w, "best_peer");
     o << " " << fmt("%.2f", fraction(a, "roofline")) << " | " << fmt("%.2f", fraction(a, "bandwidth")) << " | "
       << fmt("%.3g", fraction(a, "fma")) << " | "
@@ -225,7 +230,8 @@ std::string bench_csv(const json& b) {
   o << ",axon_fraction_roofline,axon_fraction_bandwidth,axon_fraction_fma,best_peer,speedup_vs_best_peer,"
        "stream_gbs,fma_gflops,axon_no_rewrites_ms,rewrites_speedup,rewrites_applied,axon_interleaved_ms,"
        "best_peer_interleaved,best_peer_interleaved_ms,speedup_vs_best_peer_interleaved,stream_gbs_interleaved,"
-       "axon_fraction_stream_interleaved,best_peer_fraction_stream_interleaved,error\n";
+       "axon_fraction_stream_interleaved,best_peer_fraction_stream_interleaved,mix_ceiling_loop,mix_ceiling_gbs,"
+       "axon_fraction_bandwidth_of_mix,error\n";
   const json& pk = b["probe"];
   for (const json& w : b["workloads"]) {
     const json& a = w.value("axon", json::object());
@@ -261,6 +267,11 @@ std::string bench_csv(const json& b) {
     if (il && il->contains("stream") && str((*il)["stream"], "status") == "ok")
       o << "," << fmt("%.4g", num((*il)["stream"], "gbs")) << "," << fmt("%.4g", num(*il, "axon_stream_fraction"))
         << "," << fmt("%.4g", num(*il, "best_peer_stream_fraction"));
+    else
+      o << ",,,";
+    if (w.contains("mix_ceiling"))
+      o << "," << csv_field(str(w["mix_ceiling"], "loop")) << "," << fmt("%.4g", num(w["mix_ceiling"], "gbs")) << ","
+        << fmt("%.4g", fraction(a, "bandwidth_of_mix"));
     else
       o << ",,,";
     o << "," << csv_field(str(w, "error")) << "\n";

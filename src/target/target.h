@@ -53,6 +53,20 @@ struct Peaks {
 /// (a description file from before the other three), 0 when none was.
 double bandwidth_ceiling_gbs(const Peaks& p);
 
+/// The rate of the probe's loop whose traffic is most like a kernel's, by
+/// the share of its bytes that are written: the read-only sum (0), the plain
+/// triad (1/4 of its 16), the streaming triad (1/3), the streaming copy
+/// (1/2); of two as near, the faster. What a kernel of that mix can reach:
+/// a kernel that only reads (a decode step) cannot reach the copy's rate
+/// where a core's reads are limited by how many lines it can have in
+/// flight (the AVX-512 Xeon host: read-only 24.7 GB/s, copy 39.3).
+struct MixCeiling {
+  double gbs = 0;     // 0: none of the loops was measured
+  const char* loop = "";
+  double loop_write_share = 0;
+};
+MixCeiling bandwidth_ceiling_of_mix(const Peaks& p, double write_share);
+
 struct Target {
   std::string name;       // CPU model string, or the override's name
   int cores = 1;          // physical cores axon may use

@@ -70,6 +70,12 @@ def test_probe_and_numbers_positive(run):
         assert f["roofline"] > 0 and f["bandwidth"] > 0 and f["fma"] > 0
         # floor = max(flops / FMA peak, bytes / bandwidth), so its fraction is the larger one
         assert f["roofline"] == pytest.approx(max(f["bandwidth"], f["fma"]), rel=1e-6)
+        # softmax writes as much as it reads: the loop nearest its mix is the streaming copy,
+        # never faster than the best ceiling, so its fraction is at least the plain one.
+        assert f["bandwidth_of_mix"] >= f["bandwidth"] * (1 - 1e-9)
+    assert w["bytes_written"] == pytest.approx(w["bytes"] / 2, rel=1e-9)
+    assert w["mix_ceiling"]["write_share"] == pytest.approx(0.5, rel=1e-9)
+    assert w["mix_ceiling"]["loop"] == "streaming copy" or b["probe"]["nt_copy_gbs_all"] == 0
     a = w["axon"]
     assert a["ms_before_peers"] > 0 and a["ms_after_peers"] > 0
     assert a["ms"] == max(a["ms_before_peers"], a["ms_after_peers"])  # A/B/A: the slower one counts
@@ -176,7 +182,8 @@ def test_csv_parses(run):
     row = rows[0]
     assert row["workload"] == "small_softmax"
     for k in ["flops", "bytes", "floor_ms", "axon_ms", "naive_ms", "numpy_ms", "axon_fraction_roofline",
-              "axon_fraction_bandwidth", "axon_fraction_fma", "stream_gbs", "fma_gflops"]:
+              "axon_fraction_bandwidth", "axon_fraction_fma", "stream_gbs", "fma_gflops", "mix_ceiling_gbs",
+              "axon_fraction_bandwidth_of_mix"]:
         assert float(row[k]) > 0, k
     assert row["torch_status"] == "not installed" and row["torch_ms"] == ""
     assert row["bogus_status"].startswith("unknown peer")
