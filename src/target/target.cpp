@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "target/target.h"
 
 namespace axon::target {
@@ -126,8 +128,17 @@ double last_level_cache_bytes(const Target& t) {
   return static_cast<double>(llc->bytes) * instances;
 }
 
+double physical_memory_bytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
 double cold_rotation_bytes(const Target& t) {
-  return 3.0 * std::max(64.0 * 1024 * 1024, 2.0 * last_level_cache_bytes(t));
+  const double llc2 = 2.0 * last_level_cache_bytes(t);
+  const double wanted = 3.0 * std::max(64.0 * 1024 * 1024, llc2);
+  const double memory = physical_memory_bytes();
+  if (memory <= 0) return wanted;
+  return std::min(wanted, std::max(llc2, memory / 16.0));
 }
 
 double bandwidth_ceiling_gbs(const Peaks& p) {

@@ -120,7 +120,15 @@ double last_level_cache_bytes(const Target& t);
 /// cache is not enough on every machine: on a 2-core cloud VM that reports
 /// 32 MiB of L3, a 32 MiB row sum rotating through 2 copies ran 0.70 ms, and
 /// through 7 copies 1.35 ms (the host's cache is larger than the VM's share).
+/// It is capped at a sixteenth of this machine's memory, but never below
+/// twice the last-level cache: `axon bench` keeps one rotation per contender
+/// alive for its interleaved rounds, and on a 24 GiB VM that reports a 480
+/// MiB L3, six rotations of 2880 MiB had the peers' process killed for
+/// memory.
 double cold_rotation_bytes(const Target& t);
+
+/// This machine's physical memory in bytes (0 when unknown).
+double physical_memory_bytes();
 
 /// Elements of each of the stream probe's three triad buffers: a third of
 /// cold_rotation_bytes, so the probe and the timed kernels see the same

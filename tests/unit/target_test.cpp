@@ -321,5 +321,25 @@ TEST(target, CommandPrintsAndOverrides) {
   fs::remove(file);
 }
 
+TEST(target, ColdRotationIsCappedByMemoryButStaysAboveTwiceTheCache) {
+  const double MiB = 1024.0 * 1024.0, memory = physical_memory_bytes();
+  ASSERT_GT(memory, 0);
+  Target t;
+  t.cores = 2;
+  // A small L3: three buffers of 64 MiB, unless a sixteenth of memory is less.
+  t.caches = {{1, 48 << 10, 64, 1}, {2, 2 << 20, 64, 1}, {3, 32 << 20, 64, 2}};
+  EXPECT_DOUBLE_EQ(cold_rotation_bytes(t), std::min(192 * MiB, std::max(64 * MiB, memory / 16)));
+  // The 480 MiB L3 of a large socket: 3 x 960 MiB wanted, at most a sixteenth
+  // of memory, never below 960 MiB.
+  t.caches.back() = {3, int64_t{480} << 20, 64, 2};
+  double r = cold_rotation_bytes(t);
+  EXPECT_GE(r, 960 * MiB);
+  EXPECT_LE(r, 2880 * MiB);
+  EXPECT_DOUBLE_EQ(r, std::min(2880 * MiB, std::max(960 * MiB, memory / 16)));
+  // A cache larger than a sixteenth of memory still gets twice itself.
+  t.caches.back() = {3, static_cast<int64_t>(memory / 8), 64, 2};
+  EXPECT_DOUBLE_EQ(cold_rotation_bytes(t), 2 * static_cast<double>(static_cast<int64_t>(memory / 8)));
+}
+
 }  // namespace
 }  // namespace axon::target
