@@ -101,60 +101,17 @@ std::optional<Shape> laid_out(const std::string& labels, const Shape& ts, const 
   return target;
 }
 
-// The factor `f` of operand `side` of einsum `e`, expressed in the output's
-// layout; -1 when it varies along a contracted axis or cannot be laid out
-// without a transpose. Checks only when `ng` is null; otherwise builds the
-// reshaped source of the factor (new id `nf`) into `ng`.
-NodeId factor_in_output_layout(const Graph& g, NodeId e, int side, NodeId f, Graph* ng, NodeId nf) {
-  ir::EinsumSpec s;
-  ir::parse_einsum(g[e].attrs.text, &s);
-  const std::string& labels = side == 0 ? s.a : s.b;
-  NodeId src = g[f].op == Op::Broadcast ? g[f].args[0] : f;
-  const Shape& ts = g[src].type.shape;
-  if (ts.size() != labels.size()) return -1;
-  for (size_t i = 0; i < labels.size(); ++i)
-    if (s.out.find(labels[i]) == std::string::npos && ts[i] != 1) return -1;
-  const std::optional<Shape> target = laid_out(labels, ts, s.out);
-  if (!target) return -1;
-  if (!ng) return 0;
-  NodeId nsrc = g[f].op == Op::Broadcast ? ng->node(nf).args[0] : nf;
-  return ng->node(nsrc).type.shape == *target ? nsrc : ir::reshape(*ng, nsrc, *target);
-}
+// Where a factor of an einsum's operand goes: into the output (factor-out,
+// it varies only along kept axes) or onto the other operand (factor-across,
+// it varies only along contracted axes that operand carries too).
+enum class FactorInto { Output, Other };
 
-std::optional<Graph> factor_out(const Graph& g, const Move& m) {
-  NodeId e = m.site.at(0);
-  if (g[e].op != Op::Einsum) return std::nullopt;
-  int side = m.variant / 100, fi = m.variant % 100;
-  NodeId operand = g[e].args[side];
-  std::vector<Factor> fs;
-  flatten(g, operand, false, &fs);
-  if (fs.size() < 2 || fi >= static_cast<int>(fs.size())) return std::nullopt;
-  Factor moved = fs[fi];
-  if (!numerator_left(fs, fi)) return std::nullopt;
-  if (factor_in_output_layout(g, e, side, moved.id, nullptr, -1) < 0) return std::nullopt;
-  std::map<NodeId, Builder> rep;
-  rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
-    const NodeId prod = without_factor(ng, map, fs, fi);
-    NodeId a = side == 0 ? prod : map[g[e].args[0]];
-    NodeId b = side == 1 ? prod : map[g[e].args[1]];
-    NodeId ne = ir::einsum(ng, g[e].attrs.text, a, b);
-    NodeId t = factor_in_output_layout(g, e, side, moved.id, &ng, map[moved.id]);
-    Shape os = ng[ne].type.shape;
-    if (ng[t].type.shape != os) t = ir::broadcast(ng, t, os);
-    return ir::binary(ng, moved.denominator ? Op::Div : Op::Mul, ne, t);
-  };
-  return rebuild(g, rep);
-}
-
-// ---- factor-across-contraction: (x * g) @ W = x @ (g * W), from A to B
-
-// The factor `f` of operand `side` of einsum `e` laid out for the other
-// operand, when every axis along which it varies is contracted and carried
-// by the other operand too (a gain along k); -1 otherwise, or when the
-// layout would need a transpose, or when it varies along no axis. Checks
-// only when `ng` is null; otherwise builds the reshaped source of the
-// factor (new id `nf`) into `ng`.
-NodeId factor_in_other_layout(const Graph& g, NodeId e, int side, NodeId f, Graph* ng, NodeId nf) {
+// The factor `f` of operand `side` of einsum `e` laid out for `into`; -1 when
+// it varies along an axis `into` does not allow, or cannot be laid out
+// without a transpose (and, onto the other operand, when it varies along no
+// axis). Checks only when `ng` is null; otherwise builds the reshaped source
+// of the factor (new id `nf`) into `ng`.
+NodeId factor_laid_out(const Graph& g, NodeId e, int side, NodeId f, FactorInto into, Graph* ng, NodeId nf) {
   ir::EinsumSpec s;
   ir::parse_einsum(g[e].attrs.text, &s);
   const std::string& labels = side == 0 ? s.a : s.b;
@@ -165,35 +122,75 @@ NodeId factor_in_other_layout(const Graph& g, NodeId e, int side, NodeId f, Grap
   bool varies = false;
   for (size_t i = 0; i < labels.size(); ++i) {
     if (ts[i] == 1) continue;
-    if (s.out.find(labels[i]) != std::string::npos || other.find(labels[i]) == std::string::npos) return -1;
+    const bool kept = s.out.find(labels[i]) != std::string::npos;
+    if (into == FactorInto::Output ? !kept : kept || other.find(labels[i]) == std::string::npos) return -1;
     varies = true;
   }
-  if (!varies) return -1;
-  const std::optional<Shape> target = laid_out(labels, ts, other);
+  if (into == FactorInto::Other && !varies) return -1;
+  const std::optional<Shape> target = laid_out(labels, ts, into == FactorInto::Output ? s.out : other);
   if (!target) return -1;
   if (!ng) return 0;
   NodeId nsrc = g[f].op == Op::Broadcast ? ng->node(nf).args[0] : nf;
   return ng->node(nsrc).type.shape == *target ? nsrc : ir::reshape(*ng, nsrc, *target);
 }
 
-std::optional<Graph> factor_across(const Graph& g, const Move& m) {
+// The einsum `e` at a move's site, the factors of its operand `side` and the
+// one at index fi, when that factor can be moved `into` (numerator or the
+// first of the denominators, see numerator_left).
+struct FactorMove {
+  NodeId e;
+  std::vector<Factor> fs;
+  Factor moved;
+};
+std::optional<FactorMove> factor_move(const Graph& g, const Move& m, int side, int fi, FactorInto into) {
   NodeId e = m.site.at(0);
   if (g[e].op != Op::Einsum) return std::nullopt;
-  const int side = 0, fi = m.variant;
-  std::vector<Factor> fs;
-  flatten(g, g[e].args[side], false, &fs);
-  if (fs.size() < 2 || fi >= static_cast<int>(fs.size())) return std::nullopt;
-  Factor moved = fs[fi];
-  if (!numerator_left(fs, fi)) return std::nullopt;
-  if (factor_in_other_layout(g, e, side, moved.id, nullptr, -1) < 0) return std::nullopt;
+  FactorMove fm{e, {}, {}};
+  flatten(g, g[e].args[side], false, &fm.fs);
+  if (fm.fs.size() < 2 || fi >= static_cast<int>(fm.fs.size())) return std::nullopt;
+  fm.moved = fm.fs[fi];
+  if (!numerator_left(fm.fs, fi)) return std::nullopt;
+  if (factor_laid_out(g, e, side, fm.moved.id, into, nullptr, -1) < 0) return std::nullopt;
+  return fm;
+}
+
+// The factor (laid out by factor_laid_out in `ng`) applied to `x`, broadcast
+// to x's shape: x * t, or x / t for a denominator.
+NodeId apply_factor(Graph& ng, const Factor& moved, NodeId x, NodeId t) {
+  const Shape xs = ng[x].type.shape;
+  if (ng[t].type.shape != xs) t = ir::broadcast(ng, t, xs);
+  return ir::binary(ng, moved.denominator ? Op::Div : Op::Mul, x, t);
+}
+
+std::optional<Graph> factor_out(const Graph& g, const Move& m) {
+  const int side = m.variant / 100, fi = m.variant % 100;
+  std::optional<FactorMove> fm = factor_move(g, m, side, fi, FactorInto::Output);
+  if (!fm) return std::nullopt;
+  const NodeId e = fm->e;
   std::map<NodeId, Builder> rep;
   rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
-    const NodeId prod = without_factor(ng, map, fs, fi);
-    NodeId other = map[g[e].args[1 - side]];
-    NodeId t = factor_in_other_layout(g, e, side, moved.id, &ng, map[moved.id]);
-    const Shape os = ng[other].type.shape;
-    if (ng[t].type.shape != os) t = ir::broadcast(ng, t, os);
-    NodeId scaled = ir::binary(ng, moved.denominator ? Op::Div : Op::Mul, other, t);
+    const NodeId prod = without_factor(ng, map, fm->fs, fi);
+    NodeId a = side == 0 ? prod : map[g[e].args[0]];
+    NodeId b = side == 1 ? prod : map[g[e].args[1]];
+    NodeId ne = ir::einsum(ng, g[e].attrs.text, a, b);
+    NodeId t = factor_laid_out(g, e, side, fm->moved.id, FactorInto::Output, &ng, map[fm->moved.id]);
+    return apply_factor(ng, fm->moved, ne, t);
+  };
+  return rebuild(g, rep);
+}
+
+// ---- factor-across-contraction: (x * g) @ W = x @ (g * W), from A to B
+
+std::optional<Graph> factor_across(const Graph& g, const Move& m) {
+  const int side = 0, fi = m.variant;
+  std::optional<FactorMove> fm = factor_move(g, m, side, fi, FactorInto::Other);
+  if (!fm) return std::nullopt;
+  const NodeId e = fm->e;
+  std::map<NodeId, Builder> rep;
+  rep[e] = [&](Graph& ng, const std::vector<NodeId>& map) {
+    const NodeId prod = without_factor(ng, map, fm->fs, fi);
+    NodeId t = factor_laid_out(g, e, side, fm->moved.id, FactorInto::Other, &ng, map[fm->moved.id]);
+    NodeId scaled = apply_factor(ng, fm->moved, map[g[e].args[1 - side]], t);
     NodeId a = side == 0 ? prod : scaled;
     NodeId b = side == 1 ? prod : scaled;
     return ir::einsum(ng, g[e].attrs.text, a, b);
