@@ -79,6 +79,13 @@ GemmSchedule default_gemm_schedule(const GemmShape& g, const target::Target& t) 
   // Tiny products do not pay for a parallel region.
   if (static_cast<double>(g.batch) * g.M * g.N * g.K < 2e6) s.threads = 1;
   s.kc = std::min<int64_t>(256, std::max<int64_t>(1, g.K));
+  // With AVX-512's 6 x 64 tile, a deeper slice where L1 holds its B
+  // micro-panel twice (48 KiB L1: 384 x 64 floats): C's tiles are read and
+  // written once per slice, K / kc times (the AVX-512 Xeon host: m1, K =
+  // 4096, 0.92 of the time at 384; bench/RESULTS.md).
+  const int64_t l1 = cache_bytes(t, 1, 32 << 10);
+  if (w == 16 && g.K > s.kc && 384 * s.nr * 4 <= 2 * l1 && 384 * s.mr * 4 <= l1 / 2)
+    s.kc = std::min<int64_t>(384, g.K);
   // A with contiguous rows is read in place: its broadcasts need no panel
   // layout, and the packing pass costs a cold read that the FMAs do not
   // hide (1024^3 and 32 x 256x256x64 ran 1.09x and 1.10x without it,
