@@ -4,6 +4,7 @@
 // Detection lives in detect.cpp, the peak measurement in probe.cpp, the JSON
 // form in target_json.cpp.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -141,18 +142,30 @@ double cold_rotation_bytes(const Target& t) {
   return std::min(wanted, std::max(llc2, memory / 16.0));
 }
 
+namespace {
+
+// The probe's four loops, each with the traffic it really causes (the plain
+// triad's stores also read each line: 16 bytes per element, 4 of them
+// written) and the share of it that is written.
+std::array<MixCeiling, 4> probe_loops(const Peaks& p) {
+  return {{{p.read_gbs_all, "read-only sum", 0.0},
+           {p.stream_gbs_all * 16.0 / 12.0, "triad", 0.25},
+           {p.nt_triad_gbs_all, "streaming triad", 1.0 / 3.0},
+           {p.nt_copy_gbs_all, "streaming copy", 0.5}}};
+}
+
+}  // namespace
+
 double bandwidth_ceiling_gbs(const Peaks& p) {
-  return std::max({p.stream_gbs_all * 16.0 / 12.0, p.read_gbs_all, p.nt_copy_gbs_all, p.nt_triad_gbs_all});
+  double best = 0;
+  for (const MixCeiling& l : probe_loops(p)) best = std::max(best, l.gbs);
+  return best;
 }
 
 MixCeiling bandwidth_ceiling_of_mix(const Peaks& p, double write_share) {
-  const MixCeiling loops[] = {{p.read_gbs_all, "read-only sum", 0.0},
-                              {p.stream_gbs_all * 16.0 / 12.0, "triad", 0.25},
-                              {p.nt_triad_gbs_all, "streaming triad", 1.0 / 3.0},
-                              {p.nt_copy_gbs_all, "streaming copy", 0.5}};
   MixCeiling best;
   double best_distance = 0;
-  for (const MixCeiling& l : loops) {
+  for (const MixCeiling& l : probe_loops(p)) {
     if (l.gbs <= 0) continue;
     double d = std::abs(l.loop_write_share - write_share);
     if (best.gbs <= 0 || d < best_distance - 1e-9 || (d <= best_distance + 1e-9 && l.gbs > best.gbs)) {
